@@ -1,0 +1,76 @@
+// Shapes of the internal hook events as observed on the real gateway (see HOOK_ASSUMPTIONS.md).
+// OpenClaw types `context` as Record<string, unknown>, so we type-guard everything we read.
+
+/** One record of `context.bootstrapFiles`. `name` is typed loosely: hooks may add custom names. */
+export type BootstrapFileRecord = {
+  name: string;
+  path: string;
+  content?: string;
+  missing: boolean;
+  [extra: string]: unknown;
+};
+
+export type OpenClawConfig = Record<string, unknown>;
+
+export type InternalHookEvent = {
+  type: string;
+  action: string;
+  sessionKey?: string;
+  context: Record<string, unknown>;
+  timestamp?: Date | string | number;
+  messages?: unknown[];
+};
+
+export type AgentBootstrapEvent = InternalHookEvent & {
+  type: "agent";
+  action: "bootstrap";
+  context: {
+    workspaceDir?: string;
+    bootstrapFiles?: unknown;
+    cfg?: OpenClawConfig;
+    sessionKey?: string;
+    sessionId?: string;
+    agentId?: string;
+    [key: string]: unknown;
+  };
+};
+
+export type MessageReceivedEvent = InternalHookEvent & {
+  type: "message";
+  action: "received";
+  context: {
+    from?: string;
+    content?: unknown;
+    channelId?: string;
+    accountId?: string;
+    conversationId?: string;
+    messageId?: string;
+    metadata?: Record<string, unknown>;
+    [key: string]: unknown;
+  };
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function isAgentBootstrapEvent(event: unknown): event is AgentBootstrapEvent {
+  return isObject(event) && event.type === "agent" && event.action === "bootstrap" && isObject(event.context);
+}
+
+export function isMessageReceivedEvent(event: unknown): event is MessageReceivedEvent {
+  return isObject(event) && event.type === "message" && event.action === "received" && isObject(event.context);
+}
+
+export function isBootstrapFileRecord(value: unknown): value is BootstrapFileRecord {
+  return isObject(value) && typeof value.name === "string" && typeof value.path === "string";
+}
+
+/** The top-level key is authoritative; `context.sessionKey` may be undefined on bootstrap. */
+export function sessionKeyOf(event: InternalHookEvent): string | undefined {
+  if (typeof event.sessionKey === "string" && event.sessionKey !== "unknown" && event.sessionKey.length > 0) {
+    return event.sessionKey;
+  }
+  const fromContext = event.context?.sessionKey;
+  return typeof fromContext === "string" && fromContext.length > 0 ? fromContext : undefined;
+}
