@@ -1,0 +1,17 @@
+// Where benchmark inputs and outputs live. The LoCoMo data is never copied into the repo.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** `OPENCLAW_CONTEXT_LOCOMO_DIR` overrides the default `../shared/bench/locomo` next to the repo. */
+export function locomoDir(): string {
+  const fromEnv = process.env.OPENCLAW_CONTEXT_LOCOMO_DIR;
+  return fromEnv ? path.resolve(fromEnv) : path.resolve(REPO_ROOT, "../shared/bench/locomo");
+}
+
+export function resultsDir(): string {
+  return path.join(REPO_ROOT, "bench", "results");
+}
+
+export const SAMPLE_WORKSPACE = path.join(REPO_ROOT, "fixtures", "workspace");
