@@ -1,0 +1,38 @@
+// Runs the LoCoMo benchmark: every conversation (or one in smoke mode) through the bundle and the
+// baseline. Returns undefined with a reason when the data folder is absent.
+import fs from "node:fs";
+import path from "node:path";
+import { locomoDir } from "../lib/paths.ts";
+import type { RetrieverUnderTest } from "../lib/retriever-under-test.ts";
+import { listConversations, loadConversation } from "./data.ts";
+import { evaluateConversation, summarise } from "./evaluate.ts";
+import type { ConversationRun, LocomoSummary, NonMemoryPrompt } from "./evaluate.ts";
+import { renderLocomo } from "./report.ts";
+
+export function loadNonMemoryPrompts(): NonMemoryPrompt[] {
+  const file = path.join(path.dirname(new URL(import.meta.url).pathname), "non-memory-prompts.json");
+  return (JSON.parse(fs.readFileSync(file, "utf8")) as { prompts: NonMemoryPrompt[] }).prompts;
+}
+
+export type LocomoOutcome =
+  | { skipped: true; reason: string }
+  | { skipped: false; summary: LocomoSummary; markdown: string; runs: ConversationRun[] };
+
+export async function runLocomo(bundle: RetrieverUnderTest, options: { smoke: boolean; log: (line: string) => void }): Promise<LocomoOutcome> {
+  const root = locomoDir();
+  const names = listConversations(root);
+  if (names.length === 0) {
+    return { skipped: true, reason: `LoCoMo data not found at ${root} (set OPENCLAW_CONTEXT_LOCOMO_DIR to its folder)` };
+  }
+  const prompts = loadNonMemoryPrompts();
+  const chosen = options.smoke ? names.slice(0, 1) : names;
+  const runs: ConversationRun[] = [];
+  for (const name of chosen) {
+    const conversation = loadConversation(root, name);
+    const started = Date.now();
+    runs.push(await evaluateConversation(conversation, bundle, options.smoke ? prompts.filter((_, i) => i % 4 === 0) : prompts, { questionStride: options.smoke ? 3 : 1 }));
+    options.log(`locomo: ${name} done (${conversation.queries.length} questions, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  }
+  const summary = summarise(runs);
+  return { skipped: false, summary, markdown: renderLocomo(summary), runs };
+}

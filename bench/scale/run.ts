@@ -1,0 +1,102 @@
+// Scale benchmark: synthetic vaults of growing size, each measured in fresh child processes
+// (cold build + queries + incremental update, then a warm start from the on-disk cache).
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describeGrowth, logLogSlope } from "../lib/metrics.ts";
+import { REPO_ROOT } from "../lib/paths.ts";
+import { markdownTable } from "../lib/table.ts";
+import { generateVault } from "./vault.ts";
+import type { WorkerResult } from "./worker.ts";
+
+const run = promisify(execFile);
+const WORKER = path.join(REPO_ROOT, "bench", "scale", "worker.ts");
+const WORKER_TIMEOUT_MS = 8 * 60_000;
+
+export type ScaleRow = {
+  sections: number;
+  files: number;
+  vaultMB: number;
+  cold: WorkerResult;
+  warm: WorkerResult;
+  buildMBps: number;
+};
+
+export type ScaleFit = { metric: string; slope: number; r2: number; reading: string };
+
+async function runWorker(vault: string, cache: string, phase: string, queries: number): Promise<WorkerResult> {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", WORKER, "--vault", vault, "--cache", cache, "--phase", phase, "--queries", String(queries)], {
+    cwd: REPO_ROOT,
+    timeout: WORKER_TIMEOUT_MS,
+    maxBuffer: 16 * 1024 * 1024,
+    env: { ...process.env, OPENCLAW_CONTEXT_LOG_LEVEL: "error" },
+  });
+  const line = stdout.trim().split("\n").pop() ?? "";
+  return JSON.parse(line) as WorkerResult;
+}
+
+export async function runScale(options: { sizes: number[]; queries: number; log: (line: string) => void }): Promise<{ rows: ScaleRow[]; fits: ScaleFit[]; markdown: string }> {
+  const rows: ScaleRow[] = [];
+  for (const size of options.sizes) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), `occ-bench-scale-${size}-`));
+    try {
+      const vaultDir = path.join(root, "workspace");
+      const cacheDir = path.join(root, "cache");
+      const info = generateVault(vaultDir, size);
+      const cold = await runWorker(vaultDir, cacheDir, "cold", options.queries);
+      const warm = await runWorker(vaultDir, cacheDir, "warm-start", options.queries);
+      const vaultMB = info.bytes / 1024 / 1024;
+      rows.push({ sections: size, files: info.files, vaultMB, cold, warm, buildMBps: vaultMB / (cold.openMs / 1000) });
+      options.log(`scale: ${size} sections done (cold build ${(cold.openMs / 1000).toFixed(2)} s)`);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }
+  const fit = (metric: string, value: (row: ScaleRow) => number | undefined): ScaleFit => {
+    const { slope, r2 } = logLogSlope(rows.map((row) => ({ x: row.sections, y: value(row) ?? 0 })));
+    return { metric, slope, r2, reading: describeGrowth(slope) };
+  };
+  const fits = [
+    fit("cold build time", (r) => r.cold.openMs),
+    fit("warm start (load cache)", (r) => r.warm.openMs),
+    fit("query p50", (r) => r.cold.queryP50Ms),
+    fit("incremental update", (r) => r.cold.incrementalMs),
+    fit("cache size", (r) => r.cold.cacheBytes),
+    fit("peak RSS", (r) => r.cold.maxRssMB),
+  ];
+  return { rows, fits, markdown: renderScale(rows, fits) };
+}
+
+const ms = (value: number | undefined) => (value === undefined ? "n/a" : value < 10 ? value.toFixed(2) : value.toFixed(0));
+
+export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]): string {
+  const out: string[] = ["### Latency and scale (synthetic vaults, seed 42)", ""];
+  out.push(
+    markdownTable(
+      ["sections", "bundle chunks", "files", "vault MB", "cold build ms", "build MB/s", "warm start ms", "query p50 ms", "query p95 ms", "turn p50 ms", "turn p95 ms", "incremental ms", "cache MB", "peak RSS MB (cold / warm)"],
+      rows.map((r) => [
+        r.sections,
+        r.cold.chunks,
+        r.files,
+        r.vaultMB.toFixed(1),
+        ms(r.cold.openMs),
+        r.buildMBps.toFixed(2),
+        ms(r.warm.openMs),
+        ms(r.cold.queryP50Ms),
+        ms(r.cold.queryP95Ms),
+        ms(r.cold.turnP50Ms),
+        ms(r.cold.turnP95Ms),
+        ms(r.cold.incrementalMs),
+        (r.cold.cacheBytes / 1024 / 1024).toFixed(1),
+        `${r.cold.maxRssMB.toFixed(0)} / ${r.warm.maxRssMB.toFixed(0)}`,
+      ]),
+    ),
+  );
+  out.push("");
+  out.push("Growth fit: least squares of log(cost) on log(sections); slope 1 = linear.");
+  out.push("");
+  out.push(markdownTable(["metric", "log-log slope", "R²", "reading"], fits.map((f) => [f.metric, Number.isFinite(f.slope) ? f.slope.toFixed(2) : "n/a", Number.isFinite(f.r2) ? f.r2.toFixed(3) : "n/a", f.reading])));
+  return out.join("\n");
+}

@@ -1,0 +1,78 @@
+// Child process for one vault size, so its peak RSS is its own. Prints one JSON line on stdout.
+//   node --import tsx bench/scale/worker.ts --vault <dir> --cache <dir> --phase cold|warm-start
+import fs from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { loadBundle } from "../lib/bundle.ts";
+import { percentile } from "../lib/metrics.ts";
+import { generateQueries, touchOneFile } from "./vault.ts";
+
+export type WorkerResult = {
+  phase: string;
+  chunks: number;
+  openMs: number;
+  queryP50Ms?: number;
+  queryP95Ms?: number;
+  turnP50Ms?: number;
+  turnP95Ms?: number;
+  incrementalMs?: number;
+  cacheBytes: number;
+  maxRssMB: number;
+};
+
+function directoryBytes(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  let total = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += fs.statSync(path.join(entry.parentPath ?? entry.path, entry.name)).size;
+  }
+  return total;
+}
+
+async function timeEach(items: readonly string[], run: (item: string) => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (const item of items) {
+    const start = performance.now();
+    await run(item);
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { vault: { type: "string" }, cache: { type: "string" }, phase: { type: "string" }, queries: { type: "string" } } });
+  const vault = values.vault!;
+  const cacheDir = values.cache!;
+  const phase = values.phase ?? "cold";
+  const queryCount = Number(values.queries ?? 200);
+  const bundle = await loadBundle();
+
+  const openStart = performance.now();
+  const index = await bundle.openIndex(vault, { cacheDir });
+  const openMs = performance.now() - openStart;
+  const result: WorkerResult = { phase, chunks: index.chunkCount, openMs, cacheBytes: 0, maxRssMB: 0 };
+
+  if (phase === "cold") {
+    const queries = generateQueries(queryCount);
+    await timeEach(queries.slice(0, 10), (q) => index.rank(q, 10)); // warm-up: JIT and lazy structures
+    const rankTimes = await timeEach(queries, (q) => index.rank(q, 10));
+    const turnTimes = await timeEach(queries.slice(0, Math.min(50, queries.length)), (q) => index.runTurn(q, 1000));
+    result.queryP50Ms = percentile(rankTimes, 50);
+    result.queryP95Ms = percentile(rankTimes, 95);
+    result.turnP50Ms = percentile(turnTimes, 50);
+    result.turnP95Ms = percentile(turnTimes, 95);
+    touchOneFile(vault);
+    const incrementalStart = performance.now();
+    await index.refresh();
+    result.incrementalMs = performance.now() - incrementalStart;
+  }
+  result.cacheBytes = directoryBytes(cacheDir);
+  result.maxRssMB = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`scale worker failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
