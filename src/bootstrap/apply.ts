@@ -1,0 +1,130 @@
+// Keep, drop and add bootstrap records for one session. Shared by the hook and by `npm run explain`.
+// Never mutates the incoming array or its records: kept records are the same objects (core tracks
+// their source identity), added records are new objects with inline content.
+import { estimateTokens } from "../core/tokens.ts";
+import type { BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
+import type { SessionClassification } from "../session/types.ts";
+import { estimateInjection, MIN_BOOTSTRAP_FILE_BUDGET_CHARS, resolveBootstrapLimits } from "./budget.ts";
+import type { BootstrapLimits } from "./budget.ts";
+import { hostDroppedNames, resolveHostVersion } from "./host-filters.ts";
+import { ALWAYS_KEPT, fileSetFor } from "./policy.ts";
+import type { BootstrapPolicy } from "./policy.ts";
+import { readWorkspaceFile } from "./workspace-read.ts";
+import type { WorkspaceReadFailure } from "./workspace-read.ts";
+
+/**
+ * Core files we may read ourselves when the incoming list lacks them (a subagent gets AGENTS.md only).
+ * USER.md and MEMORY.md are never read by us: when core left them out, that was a privacy decision.
+ */
+const NEVER_READ_BY_HOOK = new Set(["USER.md", "MEMORY.md", "IDENTITY.md", "BOOTSTRAP.md"]);
+
+export type SkippedFile = { name: string; reason: WorkspaceReadFailure | "budget" | "private-core-file" | "no-workspace" };
+
+export type BootstrapDecision = {
+  sessionType: SessionClassification["type"];
+  rule: string;
+  keyShape: string;
+  topicId?: string;
+  fileSet: string[];
+  kept: string[];
+  dropped: string[];
+  added: string[];
+  skipped: SkippedFile[];
+  /** Names in our output that the host drops after hooks (not worked around, only reported). */
+  hostFiltered: string[];
+  hostVersion: string;
+  tokensBefore: number;
+  tokensAfter: number;
+};
+
+export type ApplyInput = {
+  files: readonly unknown[];
+  workspaceDir: string | undefined;
+  classification: SessionClassification;
+  policy: BootstrapPolicy;
+  cfg?: OpenClawConfig;
+  agentId?: string;
+};
+
+export type ApplyResult = { files: BootstrapFileRecord[]; decision: BootstrapDecision; limits: BootstrapLimits };
+
+function recordTokens(records: readonly unknown[]): number {
+  let total = 0;
+  for (const record of records) {
+    const content = (record as { content?: unknown } | null)?.content;
+    if (typeof content === "string") total += estimateTokens(content);
+  }
+  return total;
+}
+
+function recordName(record: unknown): string | undefined {
+  const name = (record as { name?: unknown } | null)?.name;
+  return typeof name === "string" ? name : undefined;
+}
+
+export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResult> {
+  const { classification, policy } = input;
+  const fileSet = fileSetFor(policy, classification);
+  const wanted = new Set(fileSet);
+  const kept: unknown[] = [];
+  const dropped: string[] = [];
+
+  // Unknown entries (not records) are dropped too: core would skip them anyway.
+  for (const record of input.files) {
+    const name = recordName(record);
+    if (name !== undefined && (wanted.has(name) || ALWAYS_KEPT.has(name))) kept.push(record);
+    else dropped.push(name ?? "<invalid record>");
+  }
+
+  const present = new Set(kept.map(recordName));
+  const limits = resolveBootstrapLimits(input.cfg, input.agentId);
+  // Budget already spent by the kept records, which core processes first.
+  let remaining = limits.totalMaxChars - estimateInjection(kept as BootstrapFileRecord[], limits).reduce((sum, f) => sum + f.injectedChars, 0);
+
+  const added: BootstrapFileRecord[] = [];
+  const skipped: SkippedFile[] = [];
+  for (const name of fileSet) {
+    if (present.has(name)) continue;
+    if (NEVER_READ_BY_HOOK.has(name)) {
+      skipped.push({ name, reason: "private-core-file" });
+      continue;
+    }
+    if (!input.workspaceDir) {
+      skipped.push({ name, reason: "no-workspace" });
+      continue;
+    }
+    const read = await readWorkspaceFile(input.workspaceDir, name, policy.maxFileBytes);
+    if (!read.ok) {
+      skipped.push({ name, reason: read.reason });
+      continue;
+    }
+    const chars = read.content.trimEnd().length;
+    if (chars === 0) continue;
+    // Core skips every file once fewer than 64 chars remain: don't add what can never be injected.
+    if (remaining < MIN_BOOTSTRAP_FILE_BUDGET_CHARS) {
+      skipped.push({ name, reason: "budget" });
+      continue;
+    }
+    remaining -= Math.min(chars, limits.maxChars, remaining);
+    added.push({ name, path: read.path, content: read.content, missing: false });
+  }
+
+  const files = [...(kept as BootstrapFileRecord[]), ...added];
+  const hostVersion = resolveHostVersion(policy.hostVersion);
+  const decision: BootstrapDecision = {
+    sessionType: classification.type,
+    rule: classification.rule,
+    keyShape: classification.keyShape,
+    ...(classification.topicId !== undefined ? { topicId: classification.topicId } : {}),
+    fileSet,
+    kept: kept.map((record) => recordName(record) ?? "<invalid record>"),
+    dropped,
+    added: added.map((record) => record.name),
+    skipped,
+    hostFiltered: hostDroppedNames(files, classification, input.workspaceDir, hostVersion),
+    hostVersion,
+    tokensBefore: recordTokens(input.files),
+    tokensAfter: recordTokens(files),
+  };
+  return { files, decision, limits };
+}

@@ -1,0 +1,110 @@
+// What the real host does to bootstrap records, so the decision log and explain can report files
+// that a set asks for but that can never reach the model. We do NOT work around these filters
+// (no renaming records to AGENTS.md): the gap is reported, nothing more.
+//
+// Source: openclaw 2026.9.6 dist/workspace-*.mjs filterBootstrapFilesForSession, applied before AND
+// after agent:bootstrap hooks (see HOOK_ASSUMPTIONS.md). The e2e suite checks these against real
+// gateways; to correct an entry, edit HOST_FILTERS below.
+import type { SessionClassification } from "../session/types.ts";
+
+/** The six names core loads from the workspace by itself (WORKSPACE_BOOTSTRAP_FILENAMES). */
+export const CORE_BOOTSTRAP_FILES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"] as const;
+
+export type HostFilterTable = {
+  /** Names kept after hooks for `…:subagent:…` keys; null = no allowlist. */
+  subagentAllow: readonly string[] | null;
+  /** Names kept after hooks for `…:cron:…` keys (cron runs and isolated webhook runs). */
+  cronAllow: readonly string[] | null;
+  /** Group/channel/subagent/cron sessions lose the root MEMORY.md (privacy filter by path). */
+  dropsRootMemoryOutsideDm: boolean;
+  /** Whether this row was checked on a real gateway or is carried over. */
+  verified: boolean;
+};
+
+export const HOST_FILTERS: Record<string, HostFilterTable> = {
+  "2026.9.6": {
+    subagentAllow: ["AGENTS.md"],
+    cronAllow: ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"],
+    dropsRootMemoryOutsideDm: true,
+    verified: true,
+  },
+  // Carried over from 2026.9.6 until the e2e suite records this version.
+  "2026.3.13": {
+    subagentAllow: ["AGENTS.md"],
+    cronAllow: ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"],
+    dropsRootMemoryOutsideDm: true,
+    verified: false,
+  },
+};
+
+function versionParts(version: string): number[] {
+  return version.split(/[.-]/).slice(0, 3).map((part) => Number.parseInt(part, 10) || 0);
+}
+
+function compareVersions(a: string, b: string): number {
+  const [pa, pb] = [versionParts(a), versionParts(b)];
+  for (let i = 0; i < 3; i += 1) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+export const KNOWN_HOST_VERSIONS = Object.keys(HOST_FILTERS).sort(compareVersions);
+export const LATEST_KNOWN_HOST_VERSION = KNOWN_HOST_VERSIONS[KNOWN_HOST_VERSIONS.length - 1];
+
+/** The newest known row not newer than `version`; unknown or missing → the newest known. */
+export function resolveHostVersion(version: string | undefined): string {
+  if (!version || !/^\d{4}\.\d{1,2}\.\d{1,2}/.test(version)) return LATEST_KNOWN_HOST_VERSION;
+  const candidates = KNOWN_HOST_VERSIONS.filter((known) => compareVersions(known, version) <= 0);
+  return candidates[candidates.length - 1] ?? KNOWN_HOST_VERSIONS[0];
+}
+
+export type HostSessionKind = "subagent" | "cron" | "group" | "direct";
+
+/**
+ * How core sees the key. Core's predicates differ from our types: `acp:`, `spawn:`, `hook:`,
+ * `boot:` and `:heartbeat` keys are not filtered by core, whatever type we give them.
+ */
+export function hostSessionKind(classification: SessionClassification): HostSessionKind {
+  if (classification.rule === "subagent" || classification.rule === "subagent-incognito") return "subagent";
+  if (classification.rule === "cron" || classification.rule === "cron-run") return "cron";
+  if (classification.type === "GROUP_CHAT" || classification.type === "FORUM_TOPIC") return "group";
+  return "direct";
+}
+
+type NamedRecord = { name: string; path: string };
+
+/** Names the host drops after hooks for this session (the "host-filter gap"). */
+export function hostDroppedNames(
+  records: readonly NamedRecord[],
+  classification: SessionClassification,
+  workspaceDir: string | undefined,
+  version?: string,
+): string[] {
+  const table = HOST_FILTERS[resolveHostVersion(version)];
+  const kind = hostSessionKind(classification);
+  const allow = kind === "subagent" ? table.subagentAllow : kind === "cron" ? table.cronAllow : null;
+  const dropped: string[] = [];
+  for (const record of records) {
+    if (allow && !allow.includes(record.name)) dropped.push(record.name);
+    else if (kind !== "direct" && table.dropsRootMemoryOutsideDm && isRootMemoryPath(record.path, workspaceDir)) {
+      dropped.push(record.name);
+    }
+  }
+  return dropped;
+}
+
+function isRootMemoryPath(filePath: string, workspaceDir: string | undefined): boolean {
+  if (!workspaceDir) return false;
+  const normalized = filePath.replaceAll("\\", "/");
+  const root = workspaceDir.replaceAll("\\", "/").replace(/\/+$/, "");
+  return normalized === `${root}/MEMORY.md`;
+}
+
+/** The records core itself hands to hooks for this session (its pre-hook filter). */
+export function hostPreHookNames(classification: SessionClassification, version?: string): readonly string[] {
+  const table = HOST_FILTERS[resolveHostVersion(version)];
+  const kind = hostSessionKind(classification);
+  if (kind === "subagent" && table.subagentAllow) return table.subagentAllow;
+  if (kind === "cron" && table.cronAllow) return table.cronAllow;
+  if (kind === "group" && table.dropsRootMemoryOutsideDm) return CORE_BOOTSTRAP_FILES.filter((name) => name !== "MEMORY.md");
+  return CORE_BOOTSTRAP_FILES;
+}

@@ -1,0 +1,86 @@
+// One agent:bootstrap event, end to end: config → owners → classify → apply → decision log.
+// The hook's handler.ts is a thin wrapper around runAciBootstrap.
+import { getLogger } from "../core/log.ts";
+import { HOOK_KEYS } from "../core/records.ts";
+import { loadOpenClawConfigFile } from "../openclaw/config-file.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
+import { sessionKeyOf } from "../openclaw/events.ts";
+import { resolveHookConfig } from "../openclaw/hook-config.ts";
+import { classifySession } from "../session/classify.ts";
+import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
+import type { ResolvedOwners } from "../session/owners.ts";
+import { applyBootstrapPolicy } from "./apply.ts";
+import type { BootstrapDecision } from "./apply.ts";
+import { resolveBootstrapPolicy } from "./policy.ts";
+import type { BootstrapPolicy } from "./policy.ts";
+
+const log = () => getLogger(HOOK_KEYS.aciBootstrap);
+
+// Parsed policies by the JSON of their entry: an invalid entry logs its error once, not every turn.
+const policyCache = new Map<string, BootstrapPolicy>();
+const MAX_CACHED_POLICIES = 16;
+
+export function policyForConfig(cfg: OpenClawConfig | undefined): BootstrapPolicy {
+  const entry = resolveHookConfig(cfg, HOOK_KEYS.aciBootstrap);
+  let cacheKey: string;
+  try {
+    cacheKey = JSON.stringify(entry);
+  } catch {
+    return resolveBootstrapPolicy(entry);
+  }
+  let policy = policyCache.get(cacheKey);
+  if (!policy) {
+    policy = resolveBootstrapPolicy(entry);
+    if (policyCache.size >= MAX_CACHED_POLICIES) policyCache.clear();
+    policyCache.set(cacheKey, policy);
+  }
+  return policy;
+}
+
+export type SessionContext = { policy: BootstrapPolicy; owners: ResolvedOwners; mainKeys: string[] };
+
+/** Everything that depends on config alone; cfg from the event wins over the file read at start. */
+export function sessionContextFor(cfg: OpenClawConfig | undefined): SessionContext {
+  const policy = policyForConfig(cfg);
+  return { policy, owners: resolveOwnerIds(cfg, policy.ownerIds), mainKeys: resolveMainKeys(cfg) };
+}
+
+let startupConfig: OpenClawConfig | undefined;
+let startupLoaded = false;
+
+/** openclaw.json as read when the hook started (for events without cfg). */
+export function startupOpenClawConfig(): OpenClawConfig | undefined {
+  if (!startupLoaded) {
+    startupLoaded = true;
+    startupConfig = loadOpenClawConfigFile();
+  }
+  return startupConfig;
+}
+
+export type RunResult = { files: BootstrapFileRecord[]; decision: BootstrapDecision };
+
+export async function runAciBootstrap(event: AgentBootstrapEvent, files: readonly unknown[]): Promise<RunResult> {
+  const cfg = event.context.cfg ?? startupOpenClawConfig();
+  const { policy, owners, mainKeys } = sessionContextFor(cfg);
+  const classification = classifySession(sessionKeyOf(event), { ownerIds: owners.ids, mainKeys });
+  const agentId = typeof event.context.agentId === "string" ? event.context.agentId : classification.agentId;
+  const workspaceDir = typeof event.context.workspaceDir === "string" ? event.context.workspaceDir : undefined;
+  const { files: next, decision } = await applyBootstrapPolicy({ files, workspaceDir, classification, policy, cfg, agentId });
+
+  for (const skip of decision.skipped) {
+    const level = skip.reason === "missing" || skip.reason === "private-core-file" ? "debug" : "warn";
+    log()[level]({ file: skip.name, reason: skip.reason }, `aci-bootstrap: ${skip.name} not added (${skip.reason})`);
+  }
+  // The decision log: names and counts only, never contents or peer ids.
+  log().info(
+    {
+      event: "aci-bootstrap.decision",
+      ...decision,
+      skipped: decision.skipped.map((skip) => `${skip.name}:${skip.reason}`),
+      ownerSource: owners.source,
+      configOk: policy.configOk,
+    },
+    `aci-bootstrap: ${decision.sessionType} (${decision.rule}) kept=${decision.kept.length} dropped=${decision.dropped.length} added=${decision.added.length} tokens ${decision.tokensBefore}→${decision.tokensAfter}`,
+  );
+  return { files: next, decision };
+}
