@@ -1,0 +1,40 @@
+#!/usr/bin/env -S npx tsx
+// Phase 0 hard gate: back up SOUL.md, AGENTS.md and TOOLS.md and verify the copies by sha256.
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createPhase0Backups, evaluateBackupGate } from "../src/ops/backup.ts";
+import { CheckFailedError, printHelpAndExit, runScript } from "../src/ops/cli.ts";
+import { resolveWorkspace } from "../src/ops/paths.ts";
+
+const HELP = `Usage: npm run backup -- [--workspace <dir>] [--force]
+
+Creates initiatives/adaptive-context-injection/backups/{SOUL,AGENTS,TOOLS}.md.bak in the
+workspace and verifies each copy by sha256 (the Phase 0 hard gate of the ACI spec).
+
+An existing .bak that differs from the live file is kept (it is probably the pre-ACI original)
+and the gate fails; --force first moves it aside to a timestamped copy, then backs up the
+current file.
+
+Options:
+  --workspace <dir>  workspace root (default $OPENCLAW_WORKSPACE or ~/.openclaw/workspace)
+  --force            replace differing backups (the old .bak is kept as <name>.<timestamp>.bak)
+  -h, --help         show this help
+
+Exit codes: 0 gate passed, 1 gate failed, 2 bad usage.`;
+
+await runScript("backup", async () => {
+  const { values } = parseArgs({
+    options: { workspace: { type: "string" }, force: { type: "boolean", default: false }, help: { type: "boolean", short: "h" } },
+    strict: true,
+  });
+  if (values.help) printHelpAndExit(HELP);
+  const workspace = resolveWorkspace(values.workspace);
+  const statuses = await createPhase0Backups(workspace, { force: values.force });
+  for (const status of statuses) {
+    const hash = status.backupHash ? ` sha256 ${status.backupHash.slice(0, 12)}` : "";
+    console.log(`${status.action.padEnd(16)} ${path.relative(workspace, status.backup)}${hash}${status.previousBackup ? ` (old copy: ${path.relative(workspace, status.previousBackup)})` : ""}`);
+  }
+  const gate = evaluateBackupGate(statuses);
+  if (!gate.ok) throw new CheckFailedError(`Phase 0 backup gate not met:\n  - ${gate.problems.join("\n  - ")}`);
+  console.log("Phase 0 backup gate: PASS (all three backups exist and match by sha256)");
+});

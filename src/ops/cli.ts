@@ -1,0 +1,63 @@
+// Shared plumbing for the operator scripts: usage errors, exit codes, progress on slow steps.
+
+/** Bad input from the operator: printed as one line plus a hint, exit code 2. */
+export class UsageError extends Error {}
+
+/** A check that ran and failed (hard gate, validation): exit code 1. */
+export class CheckFailedError extends Error {}
+
+export function printHelpAndExit(help: string): never {
+  process.stdout.write(help.trimEnd() + "\n");
+  process.exit(0);
+}
+
+/** Run a script's main(); map errors to clear messages and non-zero exit codes. */
+export async function runScript(name: string, main: () => Promise<number | void>): Promise<void> {
+  try {
+    const code = await main();
+    process.exitCode = typeof code === "number" ? code : 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${name}: ${error.message}\nRun with --help for usage.\n`);
+      process.exitCode = 2;
+    } else if (error instanceof CheckFailedError) {
+      process.stderr.write(`${name}: FAILED: ${error.message}\n`);
+      process.exitCode = 1;
+    } else if (isParseArgsError(error)) {
+      process.stderr.write(`${name}: ${(error as Error).message}\nRun with --help for usage.\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`${name}: error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+function isParseArgsError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
+}
+
+/**
+ * Prints "<label>… (Ns)" to stderr every second while `work` runs, so anything slower than a
+ * second shows progress. Silent for fast work.
+ */
+export async function withProgress<T>(label: string, work: () => Promise<T>, stream: NodeJS.WritableStream = process.stderr): Promise<T> {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    stream.write(`${label}… (${Math.round((Date.now() - started) / 1000)}s)\n`);
+  }, 1000);
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function parseIntegerOption(name: string, value: string | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min) throw new UsageError(`--${name} must be an integer >= ${min}, got "${value}"`);
+  return parsed;
+}

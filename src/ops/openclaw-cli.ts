@@ -1,0 +1,55 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+// Thin wrapper around the `openclaw` CLI. The operator scripts prefer it when it is on PATH
+// (it knows the install records and the config schema), and fall back to editing files.
+
+export type CliResult = { code: number; stdout: string; stderr: string };
+
+/** `$OPENCLAW_CLI` (a path to an executable), else `openclaw` on PATH, else undefined. */
+export function findOpenClawCli(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.OPENCLAW_CLI) return env.OPENCLAW_CLI;
+  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, "openclaw");
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Run the CLI with a hard timeout; never throws for a non-zero exit (callers decide). */
+export function runOpenClaw(cli: string, args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      cli,
+      args,
+      { env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) + (error && code === 1 && !stderr ? error.message : "") });
+      },
+    );
+  });
+}
+
+/** First JSON object/array in CLI output (some commands print a banner before the JSON). */
+export function parseCliJson(stdout: string): unknown {
+  const start = stdout.search(/[[{]/);
+  if (start < 0) return undefined;
+  try {
+    return JSON.parse(stdout.slice(start));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Environment that points the CLI at a given openclaw.json. */
+export function cliEnvForConfig(configPath: string | undefined, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return configPath ? { ...env, OPENCLAW_CONFIG_PATH: configPath } : env;
+}
