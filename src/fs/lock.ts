@@ -1,24 +1,313 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
 import lockfile from "proper-lockfile";
+import { getLogger } from "../core/log.ts";
+import { contentHash, readFileOrEmpty, writeFileAtomic } from "./atomic.ts";
 
-// Initial version: the memory-hygiene work owns and hardens this module (spec §4.1 semantics,
-// owner info, stale-lock recovery). Callers depend only on `withFileLock`.
+// Advisory per-file locks, persistent memory spec §4.1.
+//
+// - The lock for `<path>` is `<path>.lock`. proper-lockfile creates it with mkdir (atomic on every
+//   local filesystem) and keeps its mtime fresh while the holder is alive, so "stale" means "the
+//   holder stopped refreshing for lock_stale_threshold_seconds", i.e. it crashed or was killed.
+//   A live holder doing a long write is never robbed.
+// - Owner info lives in a sidecar `<path>.lock.owner` (PID, AGENT, TIMESTAMP as in §4.1). It cannot
+//   live inside the lock directory: proper-lockfile releases with rmdir and treats any mtime change
+//   of the directory as a compromised lock.
+// - Attempts: at most `maxRetries` attempts, `retryIntervalSeconds` apart; then the write is aborted
+//   with LockUnavailableError. Nothing is written without the lock.
+// - Callers in the same process queue up in memory first, so they never spin on their own lock.
+// - Hold locks briefly: the callback should only write. Do all network and LLM work before taking
+//   the lock; `updateFileLocked` enforces that with a synchronous transform.
+
 export type LockOptions = {
+  /** Seconds between attempts (spec default 2). Fractions are allowed (tests use milliseconds). */
   retryIntervalSeconds?: number;
+  /** Maximum acquisition attempts before aborting (spec default 5). */
   maxRetries?: number;
+  /** A lock not refreshed for this long is stale and overridden with a warning (default 3600, min 2). */
   staleThresholdSeconds?: number;
+  /** Written into the owner sidecar so the operator can see who holds the lock. */
   agentName?: string;
 };
 
-export async function withFileLock<T>(file: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-  const release = await lockfile.lock(file, {
-    realpath: false,
-    lockfilePath: `${file}.lock`,
-    stale: (options.staleThresholdSeconds ?? 3600) * 1000,
-    retries: { retries: options.maxRetries ?? 5, minTimeout: (options.retryIntervalSeconds ?? 2) * 1000, factor: 1 },
-  });
-  try {
-    return await fn();
-  } finally {
-    await release();
+export type LockOwner = { pid: number; agent: string; timestamp: string; host?: string; token?: string };
+
+export const LOCK_DEFAULTS = {
+  retryIntervalSeconds: 2,
+  maxRetries: 5,
+  staleThresholdSeconds: 3600,
+  agentName: "openclaw-context",
+} as const;
+
+/** proper-lockfile refuses stale thresholds under 2 s. */
+export const MIN_STALE_THRESHOLD_SECONDS = 2;
+
+const log = () => getLogger("openclaw-context.lock");
+
+/** The lock could not be acquired within the configured attempts: the write did not happen. */
+export class LockUnavailableError extends Error {
+  readonly code = "ELOCKUNAVAILABLE";
+  readonly file: string;
+  readonly attempts: number;
+  readonly owner: LockOwner | null;
+  constructor(file: string, attempts: number, owner: LockOwner | null) {
+    const holder = owner ? ` (held by ${owner.agent} pid ${owner.pid} since ${owner.timestamp})` : "";
+    super(`Failed to acquire lock for ${file} after ${attempts} attempts${holder}; write aborted`);
+    this.name = "LockUnavailableError";
+    this.file = file;
+    this.attempts = attempts;
+    this.owner = owner;
   }
+}
+
+export function lockPathFor(file: string): string {
+  return `${file}.lock`;
+}
+
+export function ownerPathFor(file: string): string {
+  return `${file}.lock.owner`;
+}
+
+function formatOwner(owner: LockOwner): string {
+  return `PID: ${owner.pid}\nAGENT: ${owner.agent}\nTIMESTAMP: ${owner.timestamp}\nHOST: ${owner.host ?? ""}\nTOKEN: ${owner.token ?? ""}\n`;
+}
+
+export function parseOwner(text: string): LockOwner | null {
+  const field = (key: string) => new RegExp(`^${key}:[ \\t]*(.*)$`, "m").exec(text)?.[1]?.trim();
+  const pid = Number(field("PID"));
+  const agent = field("AGENT");
+  const timestamp = field("TIMESTAMP");
+  if (!Number.isInteger(pid) || !agent || !timestamp) return null;
+  return { pid, agent, timestamp, host: field("HOST") || undefined, token: field("TOKEN") || undefined };
+}
+
+/** Who holds (or last held, if it crashed) the lock on `file`; null when nobody does. */
+export async function readLockOwner(file: string): Promise<LockOwner | null> {
+  try {
+    return parseOwner(await fs.readFile(ownerPathFor(file), "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** Is `<file>.lock` present and fresh (held by a live process)? */
+export async function isLocked(file: string, options: LockOptions = {}): Promise<boolean> {
+  return lockfile.check(file, { realpath: false, lockfilePath: lockPathFor(file), stale: staleMs(options) });
+}
+
+function staleMs(options: LockOptions): number {
+  const seconds = options.staleThresholdSeconds ?? LOCK_DEFAULTS.staleThresholdSeconds;
+  return Math.max(MIN_STALE_THRESHOLD_SECONDS, seconds) * 1000;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// In-process queue per target file: later callers wait for earlier ones without touching disk.
+const inProcessTails = new Map<string, Promise<void>>();
+
+async function waitForInProcessTurn(key: string): Promise<() => void> {
+  const previous = inProcessTails.get(key) ?? Promise.resolve();
+  let endTurn!: () => void;
+  const turn = new Promise<void>((resolve) => (endTurn = resolve));
+  const tail = previous.then(() => turn);
+  inProcessTails.set(key, tail);
+  await previous;
+  return () => {
+    endTurn();
+    if (inProcessTails.get(key) === tail) inProcessTails.delete(key);
+  };
+}
+
+async function warnIfStale(file: string, thresholdMs: number): Promise<void> {
+  try {
+    const stat = await fs.stat(lockPathFor(file));
+    const ageMs = Date.now() - stat.mtimeMs;
+    if (ageMs <= thresholdMs) return;
+    const owner = await readLockOwner(file);
+    log().warn(
+      { file, lockAgeSeconds: Math.round(ageMs / 1000), ownerPid: owner?.pid, ownerAgent: owner?.agent },
+      `Stale lock detected from ${owner?.agent ?? "unknown agent"} at ${owner?.timestamp ?? new Date(stat.mtimeMs).toISOString()}, overriding`,
+    );
+  } catch {
+    // no lock directory: nothing to warn about
+  }
+}
+
+async function acquire(file: string, options: LockOptions): Promise<() => Promise<void>> {
+  const attempts = Math.max(1, Math.floor(options.maxRetries ?? LOCK_DEFAULTS.maxRetries));
+  const intervalMs = Math.max(0, (options.retryIntervalSeconds ?? LOCK_DEFAULTS.retryIntervalSeconds) * 1000);
+  const stale = staleMs(options);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    await warnIfStale(file, stale);
+    try {
+      return await lockfile.lock(file, {
+        realpath: false,
+        lockfilePath: lockPathFor(file),
+        stale,
+        retries: 0,
+        // The default throws from a timer, which would crash the gateway. A compromised lock
+        // (holder's event loop stalled past the threshold and someone took over) is logged instead.
+        onCompromised: (error) => log().error({ file, error: error.message }, "lock compromised while held"),
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+      if (attempt >= attempts) {
+        const owner = await readLockOwner(file);
+        log().error({ file, attempts, ownerPid: owner?.pid, ownerAgent: owner?.agent }, `Failed to acquire lock for ${file} after ${attempts} attempts`);
+        throw new LockUnavailableError(file, attempts, owner);
+      }
+      // A little jitter so processes that collided once do not keep colliding in lockstep.
+      await sleep(intervalMs * (1 + Math.random() * 0.25));
+    }
+  }
+}
+
+async function writeOwner(file: string, owner: LockOwner): Promise<void> {
+  try {
+    await fs.writeFile(ownerPathFor(file), formatOwner(owner));
+  } catch (error) {
+    log().warn({ file, error: (error as Error).message }, "could not record lock owner");
+  }
+}
+
+async function removeOwner(file: string, token: string): Promise<void> {
+  // Only remove our own record: if our lock was ever taken over, the sidecar belongs to the new holder.
+  try {
+    const current = parseOwner(await fs.readFile(ownerPathFor(file), "utf8"));
+    if (current?.token === token) await fs.rm(ownerPathFor(file), { force: true });
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Run `fn` while holding the advisory lock on `file`. Throws LockUnavailableError (and does not run
+ * `fn`) when the lock cannot be acquired. The lock and owner record are released in `finally`.
+ * Not re-entrant: do not take the same file's lock again inside `fn`.
+ */
+export async function withFileLock<T>(file: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const target = path.resolve(file);
+  const endTurn = await waitForInProcessTurn(target);
+  try {
+    const release = await acquire(target, options);
+    const token = randomBytes(6).toString("hex");
+    try {
+      await writeOwner(target, {
+        pid: process.pid,
+        agent: options.agentName ?? LOCK_DEFAULTS.agentName,
+        timestamp: new Date().toISOString(),
+        host: os.hostname(),
+        token,
+      });
+      return await fn();
+    } finally {
+      await removeOwner(target, token);
+      await release().catch((error: Error) => log().warn({ file: target, error: error.message }, "lock release failed"));
+    }
+  } finally {
+    endTurn();
+  }
+}
+
+/** Someone outside our lock (OpenClaw's writers, the agent's edit tool) changed the file mid-write. */
+export class ConcurrentEditError extends Error {
+  readonly code = "ECONCURRENTEDIT";
+  readonly file: string;
+  constructor(file: string) {
+    super(`${file} changed while we were writing it`);
+    this.name = "ConcurrentEditError";
+    this.file = file;
+  }
+}
+
+/** The caller's `expectedHash` no longer matches the file: re-read and decide again. */
+export class ContentChangedError extends Error {
+  readonly code = "ECONTENTCHANGED";
+  readonly file: string;
+  readonly actualHash: string;
+  constructor(file: string, actualHash: string) {
+    super(`${file} no longer has the expected content hash`);
+    this.name = "ContentChangedError";
+    this.file = file;
+    this.actualHash = actualHash;
+  }
+}
+
+export type LockedWriteOptions = LockOptions & {
+  /** Compare-and-swap: abort with ContentChangedError unless the file still hashes to this. */
+  expectedHash?: string;
+  /** How many times to redo the read-modify-write when an unlocked writer interferes (default 3). */
+  maxConflictRetries?: number;
+};
+
+export type LockedWriteResult = { written: boolean; hashBefore: string; hashAfter: string; conflicts: number };
+
+/**
+ * Read-modify-write under the lock. `transform` is synchronous on purpose: it must only compute the
+ * new text (no network, no LLM). Returns null or the same text to skip the write.
+ *
+ * Writers that ignore our lock are detected by hashing: the file is re-read right before the
+ * rename, and if it changed since we read it the attempt is thrown away and redone from the new
+ * content, so their edit is never overwritten by a stale copy. (A change landing in the
+ * microseconds between that check and the rename can still be lost; only a lock they also take
+ * could close that window.)
+ */
+export async function updateFileLocked(
+  file: string,
+  transform: (current: string) => string | null,
+  options: LockedWriteOptions = {},
+): Promise<LockedWriteResult> {
+  const maxConflicts = options.maxConflictRetries ?? 3;
+  return withFileLock(
+    file,
+    async () => {
+      for (let conflicts = 0; ; conflicts++) {
+        const current = await readFileOrEmpty(file);
+        const hashBefore = contentHash(current);
+        if (options.expectedHash !== undefined && options.expectedHash !== hashBefore) {
+          throw new ContentChangedError(file, hashBefore);
+        }
+        const next = transform(current);
+        if (next === null || next === current) return { written: false, hashBefore, hashAfter: hashBefore, conflicts };
+        try {
+          await writeFileAtomic(file, next, {
+            beforeCommit: async () => {
+              if (contentHash(await readFileOrEmpty(file)) !== hashBefore) throw new ConcurrentEditError(file);
+            },
+          });
+          return { written: true, hashBefore, hashAfter: contentHash(next), conflicts };
+        } catch (error) {
+          if (!(error instanceof ConcurrentEditError) || conflicts >= maxConflicts) throw error;
+          log().warn({ file, conflicts: conflicts + 1 }, "file changed outside our lock during a write; retrying");
+        }
+      }
+    },
+    options,
+  );
+}
+
+export type AppendOptions = LockedWriteOptions & {
+  /** Skip the write when the exact text is already in the file (makes retries idempotent). */
+  skipIfPresent?: boolean;
+};
+
+/** Text with a newline between it and existing content and a newline at its end. */
+export function appendText(current: string, text: string): string {
+  const entry = text.endsWith("\n") ? text : `${text}\n`;
+  if (current === "") return entry;
+  return current.endsWith("\n") ? current + entry : `${current}\n${entry}`;
+}
+
+/** Append `text` to `file` under its lock, atomically (full rewrite via temp + fsync + rename). */
+export async function appendFileLocked(file: string, text: string, options: AppendOptions = {}): Promise<LockedWriteResult> {
+  return updateFileLocked(
+    file,
+    (current) => (options.skipIfPresent && current.includes(text) ? null : appendText(current, text)),
+    options,
+  );
 }
