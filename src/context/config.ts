@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { HOOK_KEYS } from "../core/records.ts";
+import { parseConfigOrDefaults } from "../core/config.ts";
+import type { ConfigResult } from "../core/config.ts";
+import type { SessionType } from "../session/types.ts";
+
+// Config of the ethos-context hook: `hooks.internal.entries["ethos-context"]` in openclaw.json.
+// Every field has a default; see docs/runbooks/context-injection.md for the operator view.
+
+/** Session types whose prompt may receive the workspace's (personal) memories. Nothing else can be listed. */
+export const WORKSPACE_MEMORY_SESSION_TYPES = ["MAIN_SESSION", "PRIVATE_DM"] as const;
+
+const DEFAULT_TOKEN_CEILINGS: Record<SessionType, number> = {
+  MAIN_SESSION: 1000,
+  PRIVATE_DM: 1000,
+  GROUP_CHAT: 500,
+  FORUM_TOPIC: 500,
+  EXTERNAL_DM: 0,
+  SUBAGENT: 0,
+  HEARTBEAT_CRON: 0,
+  FALLBACK: 0,
+};
+
+const tokenCeilingsSchema = z
+  .object({
+    MAIN_SESSION: z.number().int().min(0),
+    PRIVATE_DM: z.number().int().min(0),
+    GROUP_CHAT: z.number().int().min(0),
+    FORUM_TOPIC: z.number().int().min(0),
+    EXTERNAL_DM: z.number().int().min(0),
+    SUBAGENT: z.number().int().min(0),
+    HEARTBEAT_CRON: z.number().int().min(0),
+    FALLBACK: z.number().int().min(0),
+  })
+  .partial()
+  .prefault({})
+  .transform((given) => ({ ...DEFAULT_TOKEN_CEILINGS, ...given }));
+
+const groupScopeSchema = z.object({
+  /** Group/channel peer id as it appears in the session key (`agent:<id>:<channel>:group:<peerId>`). */
+  peerId: z.string().min(1),
+  /** Optional channel name (telegram, discord, …) to disambiguate equal peer ids. */
+  channel: z.string().min(1).optional(),
+  /** Folder holding ONLY this group's memories (never the workspace or its memory/ folder). */
+  memoryDir: z.string().min(1),
+});
+
+export const EthosContextConfigSchema = z.object({
+  /** `embedded`: BM25 over the workspace memory files (no server). `ethos`: the Ethos server. */
+  backend: z.enum(["embedded", "ethos"]).default("embedded"),
+  /** How long agent:bootstrap waits for this turn's retrieval before injecting nothing. */
+  awaitTimeoutMs: z.number().int().min(0).max(5000).default(250),
+  /** A repeated identical message within this window reuses the retrieval already running. */
+  debounceMs: z.number().int().min(0).max(60_000).default(500),
+  /** A second bootstrap for the same turn (fallback attempt, second workspace) within this window re-injects the same block. */
+  sameTurnWindowMs: z.number().int().min(0).max(3_600_000).default(60_000),
+  searchTopK: z.number().int().min(1).max(20).default(3),
+  maxInjectedCharsTotal: z.number().int().min(0).max(60_000).default(4000),
+  maxSnippetCharsEach: z.number().int().min(40).max(20_000).default(800),
+  /** Token ceiling of the injected block per session type (estimateTokens: ceil(chars/4)). */
+  maxTokensBySessionType: tokenCeilingsSchema,
+  /** Minimum calibrated score; overridden by ethos.toml [retrieval].confidence_gate when ethos.configPath is set. */
+  confidenceGate: z.number().min(0).max(1).default(0.12),
+  /** Top score at or above which one result is enough (story 007: 0.75). */
+  highConfidence: z.number().min(0).max(1).default(0.75),
+  minQueryChars: z.number().int().min(1).max(280).default(10),
+  maxQueryChars: z.number().int().min(10).max(4000).default(280),
+  /** Hardening-plan heuristic: skip technical prompts that carry no personal or project words. */
+  skipTechnicalPrompts: z.boolean().default(true),
+  /** Never inject the same memory twice in one session (across turns). */
+  dedupeAcrossTurns: z.boolean().default(true),
+  /** Also write <workspace>/ETHOS_CONTEXT.md (story 007 format) each turn, for observability. */
+  writeContextFile: z.boolean().default(true),
+  memory: z
+    .object({
+      /** Extra fast-glob patterns, relative to the workspace (no absolute paths, no `..`). */
+      extraGlobs: z.array(z.string().min(1)).default([]),
+      /** Index cache folder (default <stateDir>/openclaw-context/memory-index). */
+      indexCacheDir: z.string().min(1).optional(),
+      persistIndex: z.boolean().default(true),
+      maxChunkChars: z.number().int().min(100).max(20_000).default(1200),
+      maxFileBytes: z.number().int().min(1024).default(2 * 1024 * 1024),
+      maxFiles: z.number().int().min(1).default(5000),
+      /** Re-stat the memory files at most this often (ms). */
+      minRefreshIntervalMs: z.number().int().min(0).default(1000),
+    })
+    .prefault({}),
+  scope: z
+    .object({
+      /** Session types that get workspace memories; only MAIN_SESSION and PRIVATE_DM are allowed. */
+      sessionTypes: z.array(z.enum(WORKSPACE_MEMORY_SESSION_TYPES)).default([...WORKSPACE_MEMORY_SESSION_TYPES]),
+      /** Groups the operator opted in, each with its own memory folder. */
+      groups: z.array(groupScopeSchema).default([]),
+      /** Owner ids for the session classifier (PRIVATE_DM vs EXTERNAL_DM), added to those resolved from config. */
+      ownerIds: z.array(z.string().min(1)).default([]),
+    })
+    .prefault({}),
+  ethos: z
+    .object({
+      /** Path to ethos.toml; when set, its [retrieval]/[service]/[http] sections are used. */
+      configPath: z.string().min(1).optional(),
+      transport: z.enum(["socket", "http"]).default("socket"),
+      socketPath: z.string().min(1).optional(),
+      host: z.string().min(1).optional(),
+      port: z.number().int().min(1).max(65_535).optional(),
+      timeoutMs: z.number().int().min(1).max(60_000).default(3000),
+      maxFrameBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
+      /** Sent as `agent_id` (defaults to the session's agent id). */
+      agentId: z.string().min(1).optional(),
+    })
+    .prefault({}),
+});
+
+export type EthosContextConfig = z.output<typeof EthosContextConfigSchema>;
+export type GroupScope = z.output<typeof groupScopeSchema>;
+
+export function parseEthosContextConfig(raw: unknown): ConfigResult<EthosContextConfig> {
+  return parseConfigOrDefaults(EthosContextConfigSchema, raw, `hooks.internal.entries.${HOOK_KEYS.ethosContext}`, "ethos-context");
+}
+
+export function defaultEthosContextConfig(): EthosContextConfig {
+  return EthosContextConfigSchema.parse({});
+}

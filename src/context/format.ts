@@ -1,0 +1,58 @@
+// The ETHOS_CONTEXT.md / injected-record format of Ethos story 007, byte for byte:
+//
+//   <!-- ethos:context ts=2026-02-22T10:59:00Z query_score=0.87 -->
+//   ## 🧠 Memory Context
+//
+//   Relevant memories retrieved from Ethos (top 3, similarity ≥ 0.75):
+//
+//   1. **[2026-02-22]** <text> *(score: 0.89)*
+//
+//   2. …
+//
+// Entry text must already be neutralised (src/context/neutralise.ts); this module only lays out.
+
+export type FormattedEntry = { date?: string; text: string; score: number };
+
+export type ContextBlockInput = {
+  entries: readonly FormattedEntry[];
+  /** Turn time; rendered as ISO-8601 UTC without milliseconds. */
+  ts: Date;
+  /** Top score of the retrieval (story 007's `query_score`). */
+  queryScore: number;
+  /** Similarity threshold shown in the intro line (the gate that was applied). */
+  threshold: number;
+  /** "Ethos" for the Ethos backend, "workspace memory" for the embedded one. */
+  sourceLabel: string;
+};
+
+/** Signature the context assembler can replace the default layout with. */
+export type ContextBlockFormatter = (input: ContextBlockInput) => string;
+
+export function formatTimestamp(ts: Date): string {
+  return ts.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export function formatScore(score: number): string {
+  return (Math.round(Math.min(1, Math.max(0, score)) * 100) / 100).toFixed(2);
+}
+
+export function formatEntry(index: number, entry: FormattedEntry): string {
+  return `${index}. **[${entry.date ?? "undated"}]** ${entry.text} *(score: ${formatScore(entry.score)})*`;
+}
+
+export function contextHeader(ts: Date, queryScore: number): string {
+  return `<!-- ethos:context ts=${formatTimestamp(ts)} query_score=${formatScore(queryScore)} -->`;
+}
+
+/** The whole block; "" when there is nothing to inject. */
+export const formatContextBlock: ContextBlockFormatter = (input) => {
+  if (input.entries.length === 0) return "";
+  const lines = [
+    contextHeader(input.ts, input.queryScore),
+    "## 🧠 Memory Context",
+    "",
+    `Relevant memories retrieved from ${input.sourceLabel} (top ${input.entries.length}, similarity ≥ ${formatScore(input.threshold)}):`,
+  ];
+  input.entries.forEach((entry, i) => lines.push("", formatEntry(i + 1, entry)));
+  return `${lines.join("\n")}\n`;
+};

@@ -1,0 +1,105 @@
+import type { SessionType } from "../session/types.ts";
+import { budgetLimitsFor, buildBudgetedBlock } from "./budget.ts";
+import type { EthosContextConfig } from "./config.ts";
+import { formatContextBlock } from "./format.ts";
+import type { ContextBlockFormatter } from "./format.ts";
+import { applyConfidenceGate } from "./gate.ts";
+import type { GateDecision } from "./gate.ts";
+import { extractQuery } from "./query.ts";
+import { skipReason } from "./skip.ts";
+import type { SkipReason } from "./skip.ts";
+import type { RetrievedMemory, Retriever } from "./types.ts";
+
+// The hook's same-turn path as plain functions, in three steps so the hook can run them at the
+// right moments (query synchronously on message:received, retrieval in the background, selection
+// at agent:bootstrap), and in one call (`runContextPipeline`) for tests and benchmarks.
+
+export type PreparedQuery = { query: string; skip?: undefined } | { query: string; skip: SkipReason };
+
+/** Step 1 (synchronous): clean query and skip rules. */
+export function prepareQuery(message: unknown, config: EthosContextConfig): PreparedQuery {
+  const query = extractQuery(message, config.maxQueryChars);
+  const skip = skipReason(message, query, { minQueryChars: config.minQueryChars, skipTechnicalPrompts: config.skipTechnicalPrompts });
+  return skip ? { query, skip } : { query };
+}
+
+/** How many candidates to ask for: enough that de-duplication and the gate still leave topK. */
+export function candidateLimit(config: EthosContextConfig): number {
+  return Math.max(config.searchTopK * 3, 10);
+}
+
+/** Step 2 (async): ranked candidates from the backend, best first. */
+export async function retrieveCandidates(query: string, retriever: Retriever, config: EthosContextConfig): Promise<RetrievedMemory[]> {
+  const results = await retriever.search(query, candidateLimit(config));
+  return [...results].sort((a, b) => b.score - a.score);
+}
+
+export type SelectOptions = {
+  config: EthosContextConfig;
+  sessionType: SessionType;
+  sourceLabel: string;
+  /** Memories already injected earlier in this session (never injected twice). */
+  excludeIds?: ReadonlySet<string>;
+  /** Gate from ethos.toml, when configured; else config.confidenceGate. */
+  confidenceGate?: number;
+  /** Token ceiling override (benchmarks sweep budgets); else config.maxTokensBySessionType. */
+  maxTokens?: number;
+  now?: Date;
+  /** Layout of the block; the context assembler may supply its own. */
+  format?: ContextBlockFormatter;
+};
+
+export type Selection = {
+  decision: GateDecision;
+  /** Candidates after per-session exclusion, best first. */
+  candidates: RetrievedMemory[];
+  /** What made it into the block, in order. */
+  injected: RetrievedMemory[];
+  /** Exact text injected ("" when nothing is). */
+  block: string;
+};
+
+/** Step 3 (synchronous): de-duplicate, gate, budget, neutralise and format. */
+export function selectAndFormat(results: readonly RetrievedMemory[], options: SelectOptions): Selection {
+  const { config } = options;
+  const excluded = options.excludeIds;
+  const candidates = excluded ? results.filter((memory) => !excluded.has(memory.id)) : [...results];
+  const gate = options.confidenceGate ?? config.confidenceGate;
+  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence });
+  if (!decision.inject) return { decision, candidates, injected: [], block: "" };
+  const limits = budgetLimitsFor(config, options.sessionType, options.maxTokens);
+  const { injected, block } = buildBudgetedBlock(
+    decision.passing,
+    limits,
+    { ts: options.now ?? new Date(), queryScore: decision.topScore, threshold: gate, sourceLabel: options.sourceLabel },
+    options.format ?? formatContextBlock,
+  );
+  return { decision, candidates, injected, block };
+}
+
+export type PipelineInput = {
+  message: unknown;
+  retriever: Retriever;
+  config: EthosContextConfig;
+  sessionType: SessionType;
+} & Omit<SelectOptions, "config" | "sessionType" | "sourceLabel">;
+
+export type PipelineResult = {
+  query: string;
+  skipped?: SkipReason;
+  /** null when the message was skipped before retrieval. */
+  decision: GateDecision | null;
+  /** Ranked chunks (file, heading path, date, original text, calibrated score), best first. */
+  chunks: RetrievedMemory[];
+  injected: RetrievedMemory[];
+  block: string;
+};
+
+/** The whole path for one message, exactly as the hook runs it (minus session state and I/O). */
+export async function runContextPipeline(input: PipelineInput): Promise<PipelineResult> {
+  const prepared = prepareQuery(input.message, input.config);
+  if (prepared.skip) return { query: prepared.query, skipped: prepared.skip, decision: null, chunks: [], injected: [], block: "" };
+  const results = await retrieveCandidates(prepared.query, input.retriever, input.config);
+  const selection = selectAndFormat(results, { ...input, sourceLabel: input.retriever.label });
+  return { query: prepared.query, decision: selection.decision, chunks: selection.candidates, injected: selection.injected, block: selection.block };
+}

@@ -1,0 +1,25 @@
+// Shapes shared by both retrieval backends (embedded index, Ethos server) and the pipeline.
+
+export type RetrievedMemory = {
+  /** Stable id (chunk hash or Ethos memory id): per-session de-duplication keys on it. */
+  id: string;
+  /** Original memory text. */
+  text: string;
+  /** Calibrated relevance in [0, 1] (Ethos: cosine similarity; embedded: see src/memory/calibrate.ts). */
+  score: number;
+  /** Backend's raw score before calibration (embedded: BM25), for diagnostics. */
+  rawScore?: number;
+  /** YYYY-MM-DD when known. */
+  date?: string;
+  /** Source file relative to the index root (embedded only). */
+  file?: string;
+  headingPath: string[];
+  source: "embedded" | "ethos";
+  confidence?: number;
+};
+
+export type Retriever = {
+  /** "Ethos" or "workspace memory": shown in the injected block's intro line. */
+  readonly label: string;
+  search(query: string, limit: number): Promise<RetrievedMemory[]>;
+};

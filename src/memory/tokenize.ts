@@ -1,0 +1,45 @@
+import { stemmer } from "stemmer";
+import { eng } from "stopword";
+
+// One analyser for indexing and querying, so both sides agree on every term.
+// Steps: Unicode-normalise, lowercase, split on anything that is not a letter or digit,
+// drop stopwords and one-letter tokens, Porter-stem what is left.
+
+const STOPWORDS = new Set<string>([
+  ...eng,
+  // Words that carry no topic in a question put to a memory ("do you remember what I told you…").
+  "remember", "recall", "remind", "tell", "told", "know", "knew", "think", "please", "thanks",
+  "hey", "hi", "hello", "can", "could", "would", "should", "yes", "no", "ok", "okay",
+  // Auxiliaries, pronouns and question words missing from the short English list.
+  "does", "doing", "done", "will", "shall", "may", "isn", "aren", "wasn", "don", "doesn", "didn",
+  "its", "us", "she", "they", "mine", "yours", "ours", "hers", "theirs", "myself", "yourself",
+  "when", "why", "whom", "whose", "there", "again", "any", "just", "so", "not", "what's", "whats",
+  "let", "lets", "me", "tell", "say", "says", "anything", "something", "thing", "things",
+]);
+
+const WORD_SPLIT = /[^\p{L}\p{N}]+/u;
+const COMBINING_MARKS = /\p{M}+/gu;
+
+/** Normalised, stemmed terms of `text`, in order, duplicates kept (term frequency matters). */
+export function analyzeText(text: string): string[] {
+  const terms: string[] = [];
+  const normalised = text.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
+  for (const word of normalised.split(WORD_SPLIT)) {
+    if (word.length < 2 && !/^\p{N}$/u.test(word)) continue;
+    if (STOPWORDS.has(word)) continue;
+    terms.push(stemmer(word));
+  }
+  return terms;
+}
+
+/** Distinct query terms, order of first appearance. */
+export function analyzeQuery(query: string): string[] {
+  return [...new Set(analyzeText(query))];
+}
+
+/** Term frequencies of an analysed term list. */
+export function termFrequencies(terms: readonly string[]): Record<string, number> {
+  const tf: Record<string, number> = {};
+  for (const term of terms) tf[term] = (tf[term] ?? 0) + 1;
+  return tf;
+}
