@@ -1,0 +1,217 @@
+import { estimateTokens } from "../core/tokens.ts";
+import { findSections, splitLines } from "./markdown.ts";
+
+// AC-6: TOOLS_COMPACT.md is a lookup table (≤ 300 tokens, required sections, no narrative), and a
+// deterministic draft of it can be extracted from TOOLS.md.
+
+export const DEFAULT_REQUIRED_SECTIONS = ["Browser", "Mission Control", "Telegram Topics", "Cursor CLI", "TTS", "Camera"];
+export const DEFAULT_MAX_TOKENS = 300;
+/** Words/phrases that mark "why" explanations rather than lookup data. */
+export const NARRATIVE_MARKERS = ["because", "so that", "we", "in order to", "the reason"];
+export const DEFAULT_MAX_PARAGRAPH_WORDS = 30;
+
+export type CompactCheckOptions = { requiredSections: string[]; maxTokens: number; maxParagraphWords: number; narrativeMarkers: string[] };
+export type CompactViolation = { rule: "size" | "missing-section" | "narrative" | "long-paragraph"; detail: string; line?: number };
+export type CompactCheckResult = { ok: boolean; tokens: number; violations: CompactViolation[]; sectionsFound: string[] };
+
+export const DEFAULT_CHECK_OPTIONS: CompactCheckOptions = {
+  requiredSections: DEFAULT_REQUIRED_SECTIONS,
+  maxTokens: DEFAULT_MAX_TOKENS,
+  maxParagraphWords: DEFAULT_MAX_PARAGRAPH_WORDS,
+  narrativeMarkers: NARRATIVE_MARKERS,
+};
+
+function normalizeTitle(title: string): string {
+  return title.toLowerCase().replace(/[*_`]/g, "").replace(/\s+/g, " ").trim();
+}
+
+/** Text a reader sees as prose: inline code, URLs and table pipes removed. */
+function proseOf(line: string): string {
+  return line.replace(/`[^`]*`/g, " ").replace(/\bhttps?:\/\/\S+/g, " ");
+}
+
+function markerPattern(marker: string): RegExp {
+  return new RegExp(`\\b${marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\s+/g, "\\s+")}\\b`, "i");
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter((word) => /[A-Za-z]/.test(word)).length;
+}
+
+export function checkToolsCompact(text: string, options: CompactCheckOptions = DEFAULT_CHECK_OPTIONS): CompactCheckResult {
+  const violations: CompactViolation[] = [];
+  const tokens = estimateTokens(text);
+  if (tokens > options.maxTokens) violations.push({ rule: "size", detail: `${tokens} tokens > ${options.maxTokens}` });
+
+  const titles = findSections(text).map((section) => normalizeTitle(section.title));
+  const sectionsFound: string[] = [];
+  for (const required of options.requiredSections) {
+    const wanted = normalizeTitle(required);
+    if (titles.some((title) => title === wanted || title.includes(wanted))) sectionsFound.push(required);
+    else violations.push({ rule: "missing-section", detail: `no "## ${required}" section` });
+  }
+
+  const lines = splitLines(text);
+  let inFence = false;
+  let paragraph: { start: number; words: number } | undefined;
+  const closeParagraph = () => {
+    if (paragraph && paragraph.words > options.maxParagraphWords) {
+      violations.push({ rule: "long-paragraph", line: paragraph.start + 1, detail: `paragraph of ${paragraph.words} words (> ${options.maxParagraphWords}) at line ${paragraph.start + 1}` });
+    }
+    paragraph = undefined;
+  };
+  lines.forEach((line, index) => {
+    if (/^\s{0,3}(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      closeParagraph();
+      return;
+    }
+    if (inFence) return;
+    if (line.trim() === "" || /^\s{0,3}#/.test(line)) {
+      closeParagraph();
+      return;
+    }
+    const prose = proseOf(line);
+    for (const marker of options.narrativeMarkers) {
+      if (markerPattern(marker).test(prose)) {
+        violations.push({ rule: "narrative", line: index + 1, detail: `line ${index + 1} reads as narrative ("${marker}"): ${line.trim().slice(0, 80)}` });
+        break;
+      }
+    }
+    // Table rows and list items are lookup entries; runs of plain lines form paragraphs.
+    if (/^\s*(\||[-*+]\s|\d+[.)]\s)/.test(line)) {
+      closeParagraph();
+      if (wordCount(prose) > options.maxParagraphWords) {
+        violations.push({ rule: "long-paragraph", line: index + 1, detail: `entry of ${wordCount(prose)} words (> ${options.maxParagraphWords}) at line ${index + 1}` });
+      }
+      return;
+    }
+    paragraph ??= { start: index, words: 0 };
+    paragraph.words += wordCount(prose);
+  });
+  closeParagraph();
+  return { ok: violations.length === 0, tokens, violations, sectionsFound };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Draft generator
+
+/** Headings in TOOLS.md that feed each compact section (matched case-insensitively, substring). */
+export const SECTION_SYNONYMS: Record<string, string[]> = {
+  browser: ["browser", "chrome", "chromium", "playwright", "cdp"],
+  "mission control": ["mission control", "mission-control"],
+  "telegram topics": ["telegram", "topic"],
+  "cursor cli": ["cursor"],
+  tts: ["tts", "text-to-speech", "text to speech", "voice", "speech"],
+  camera: ["camera", "cameras", "cam", "rtsp"],
+};
+
+const PORT = /(?:^|[\s(])(?:[\w.-]*):(\d{2,5})\b|\bport\s+\d{2,5}\b/i;
+const FLAG = /(?:^|\s)--?[a-zA-Z][\w-]*/;
+const CODE = /`[^`]+`/;
+const KEY_VALUE = /^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][\w .\/-]{0,40}?)(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(\S.*)$/;
+const ID = /\b\d{2,}\b|@[\w-]+|\b[0-9a-f]{8}-[0-9a-f]{4}-/i;
+
+export type DraftResult = { text: string; perSection: { section: string; sources: string[]; items: number; dropped: number }[]; warnings: string[] };
+
+function cleanItem(item: string): string {
+  return item
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "")
+    .replace(/\*\*/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/**
+ * Lookup tokens of a prose line: code spans and host:port only. Prose such as "moved from port 3000
+ * to 3100" is history, not lookup data, so bare numbers and words in it are not kept.
+ */
+function lookupTokens(line: string): string[] {
+  const tokens = new Set<string>();
+  for (const match of line.matchAll(/`[^`]+`/g)) tokens.add(match[0]);
+  const bare = line.replace(/`[^`]+`/g, " ");
+  for (const match of bare.matchAll(/\b[\w.-]+:\d{2,5}\b/g)) tokens.add(match[0]);
+  return [...tokens];
+}
+
+function hasNarrative(text: string): boolean {
+  return NARRATIVE_MARKERS.some((marker) => markerPattern(marker).test(proseOf(text)));
+}
+
+/** Deterministic extraction of lookup entries from one TOOLS.md section body. */
+export function extractLookupItems(body: string): string[] {
+  const items: string[] = [];
+  let inFence = false;
+  const lines = splitLines(body);
+  for (const [index, raw] of lines.entries()) {
+    if (/^\s{0,3}(```|~~~)/.test(raw)) {
+      inFence = !inFence;
+      continue;
+    }
+    const line = raw.trim();
+    if (!line || /^#/.test(line)) continue;
+    // Fenced or indented code: a command line worth keeping verbatim.
+    if (inFence || /^( {4}|\t)/.test(raw)) {
+      if (line.length <= 80) items.push(`\`${line}\``);
+      continue;
+    }
+    if (line.startsWith("|")) {
+      const isSeparator = (candidate: string | undefined) => candidate !== undefined && /^\|[\s|:-]+\|?$/.test(candidate.trim());
+      if (isSeparator(line) || isSeparator(lines[index + 1])) continue; // separator and header rows
+      const cells = line.split("|").map((cell) => cell.trim()).filter(Boolean);
+      if (cells.length > 0) items.push(cells.join(" "));
+      continue;
+    }
+    const keyValue = KEY_VALUE.exec(line);
+    if (keyValue && !hasNarrative(keyValue[2]) && keyValue[2].length <= 80 && !/^https?$/i.test(keyValue[1])) {
+      items.push(`${cleanItem(keyValue[1])}: ${cleanItem(keyValue[2])}`);
+      continue;
+    }
+    if (PORT.test(line) || FLAG.test(line) || CODE.test(line) || ID.test(line)) {
+      const item = hasNarrative(line) || wordCount(proseOf(line)) > 14 ? lookupTokens(line).join(" ") : cleanItem(line);
+      if (item) items.push(item);
+    }
+  }
+  return [...new Set(items.map(cleanItem).filter(Boolean))];
+}
+
+function sectionKey(required: string): string {
+  return required.toLowerCase();
+}
+
+/**
+ * Build a TOOLS_COMPACT draft from TOOLS.md: one `## <section>` per required section, fed by the
+ * TOOLS.md sections whose headings match it, items joined with " · ", trimmed from the end of the
+ * longest section until the draft fits `maxTokens`.
+ */
+export function draftToolsCompact(toolsMd: string, options: { requiredSections?: string[]; maxTokens?: number } = {}): DraftResult {
+  const required = options.requiredSections ?? DEFAULT_REQUIRED_SECTIONS;
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const lines = splitLines(toolsMd);
+  const sections = findSections(toolsMd);
+  const warnings: string[] = [];
+  const gathered = required.map((name) => {
+    const synonyms = SECTION_SYNONYMS[sectionKey(name)] ?? [name.toLowerCase()];
+    const matching = sections.filter((section) => synonyms.some((synonym) => normalizeTitle(section.title).includes(synonym)));
+    // A matched parent already covers its subsections.
+    const top = matching.filter((section) => !matching.some((other) => other !== section && other.startLine < section.startLine && other.endLine >= section.endLine));
+    const items = [...new Set(top.flatMap((section) => extractLookupItems(lines.slice(section.startLine + 1, section.endLine).join("\n"))))];
+    if (top.length === 0) warnings.push(`no TOOLS.md section matches "${name}" (looked for headings containing: ${synonyms.join(", ")})`);
+    else if (items.length === 0) warnings.push(`TOOLS.md section(s) for "${name}" hold no lookup data (tables, key: value, ports, flags, ids, code)`);
+    return { section: name, sources: top.map((section) => section.title), items, dropped: 0 };
+  });
+
+  const render = () =>
+    ["# TOOLS_COMPACT", "", ...gathered.flatMap((entry) => [`## ${entry.section}`, entry.items.length ? entry.items.join(" · ") : "TODO: not found in TOOLS.md", ""])].join("\n").trimEnd() + "\n";
+  let text = render();
+  while (estimateTokens(text) > maxTokens) {
+    const longest = gathered.reduce((best, entry) => (entry.items.join(" · ").length > best.items.join(" · ").length ? entry : best));
+    if (longest.items.length <= 1) break;
+    longest.items.pop();
+    longest.dropped += 1;
+    text = render();
+  }
+  for (const entry of gathered) if (entry.dropped > 0) warnings.push(`${entry.section}: dropped ${entry.dropped} item(s) to fit ${maxTokens} tokens; review TOOLS.md for what matters most`);
+  if (estimateTokens(text) > maxTokens) warnings.push(`draft is still ${estimateTokens(text)} tokens (> ${maxTokens}): single entries are too long, shorten them by hand`);
+  return { text, perSection: gathered.map(({ section, sources, items, dropped }) => ({ section, sources, items: items.length, dropped })), warnings };
+}
