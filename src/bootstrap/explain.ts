@@ -1,0 +1,227 @@
+// What each session type gets from the workspace, before and after aci-bootstrap.
+// Uses the same applyBootstrapPolicy as the hook, on an incoming list built the way core builds it.
+import { randomUUID } from "node:crypto";
+import { estimateTokens } from "../core/tokens.ts";
+import type { BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
+import { classifySession } from "../session/classify.ts";
+import { SESSION_TYPES } from "../session/types.ts";
+import type { SessionClassification, SessionType } from "../session/types.ts";
+import { applyBootstrapPolicy } from "./apply.ts";
+import type { BootstrapDecision } from "./apply.ts";
+import { estimateInjection, resolveBootstrapLimits } from "./budget.ts";
+import type { BootstrapLimits } from "./budget.ts";
+import { CORE_BOOTSTRAP_FILES, hostDroppedNames, hostPreHookNames, resolveHostVersion } from "./host-filters.ts";
+import { sessionContextFor } from "./run.ts";
+import { readWorkspaceFile } from "./workspace-read.ts";
+
+/** Core reads its own files with a 2 MiB guard; we mirror it for the simulation. */
+const CORE_READ_CAP_BYTES = 2 * 1024 * 1024;
+/** The ACI spec's "bulk injection" baseline (Appendix A): every file, every turn. */
+export const BULK_FILES = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "MEMORY.md"];
+
+/**
+ * The list core hands to hooks for this session: the six core files after its pre-hook session
+ * filter. USER.md and MEMORY.md are omitted when absent; a missing AGENTS/SOUL/IDENTITY becomes a
+ * `missing:true` record. BOOTSTRAP.md is included only when it exists (a set-up workspace has none).
+ */
+export async function simulateHostRecords(
+  workspaceDir: string,
+  classification: SessionClassification,
+  hostVersion?: string,
+): Promise<BootstrapFileRecord[]> {
+  const allowed = new Set(hostPreHookNames(classification, hostVersion));
+  const records: BootstrapFileRecord[] = [];
+  for (const name of CORE_BOOTSTRAP_FILES) {
+    if (!allowed.has(name)) continue;
+    const read = await readWorkspaceFile(workspaceDir, name, CORE_READ_CAP_BYTES);
+    if (read.ok) records.push({ name, path: read.path, content: read.content, missing: false });
+    else if (read.reason === "missing" && (name === "AGENTS.md" || name === "SOUL.md" || name === "IDENTITY.md")) {
+      records.push({ name, path: read.path, missing: true });
+    }
+  }
+  return records;
+}
+
+export type InjectedFile = { name: string; tokens: number; truncated: boolean };
+export type SessionExplanation = {
+  sessionType: SessionType;
+  sessionKey: string;
+  rule: string;
+  topicId?: string;
+  /** What the host injects with no hook (after its own filters and budgets). */
+  before: InjectedFile[];
+  tokensBefore: number;
+  /** What reaches the model with aci-bootstrap (after the host's post-hook filters). */
+  injected: InjectedFile[];
+  tokensAfter: number;
+  dropped: string[];
+  added: string[];
+  skipped: string[];
+  /** Files the set asks for that the host drops after hooks. */
+  hostGaps: string[];
+  bulkTokens: number;
+  reductionVsBeforePct: number;
+  reductionVsBulkPct: number;
+};
+
+export type Explanation = {
+  workspaceDir: string;
+  hostVersion: string;
+  limits: BootstrapLimits;
+  ownerSource: string;
+  configOk: boolean;
+  configError?: string;
+  sessions: SessionExplanation[];
+};
+
+function injectedFiles(records: readonly BootstrapFileRecord[], limits: BootstrapLimits): InjectedFile[] {
+  const estimates = estimateInjection(records, limits);
+  return estimates.map((estimate) => {
+    const record = records.find((candidate) => candidate.name === estimate.name);
+    const text = record?.missing ? `[MISSING] Expected at: ${record.path}` : (record?.content ?? "").trimEnd();
+    return { name: estimate.name, tokens: estimateTokens(text.slice(0, estimate.injectedChars)), truncated: estimate.truncated };
+  });
+}
+
+function sum(files: readonly InjectedFile[]): number {
+  return files.reduce((total, file) => total + file.tokens, 0);
+}
+
+function reduction(from: number, to: number): number {
+  return from > 0 ? Math.round(((from - to) / from) * 1000) / 10 : 0;
+}
+
+/** One sample key per session type, shaped like the keys the real gateway builds. */
+export function sampleSessionKeys(ownerId: string): Record<SessionType, string> {
+  return {
+    MAIN_SESSION: "agent:main:main",
+    PRIVATE_DM: `agent:main:telegram:direct:${ownerId}`,
+    EXTERNAL_DM: "agent:main:telegram:direct:999000999",
+    FORUM_TOPIC: "agent:main:telegram:group:-1001234567890:topic:14",
+    GROUP_CHAT: "agent:main:telegram:group:-1009876543210",
+    SUBAGENT: `agent:main:subagent:${randomUUID()}`,
+    HEARTBEAT_CRON: `agent:main:cron:morning-brief:run:${randomUUID()}`,
+    FALLBACK: "agent:main:my-custom-session",
+  };
+}
+
+export const SAMPLE_OWNER_ID = "100000001";
+
+export type ExplainOptions = { workspaceDir: string; cfg?: OpenClawConfig; sessionKey?: string };
+
+export async function explainWorkspace(options: ExplainOptions): Promise<Explanation> {
+  const { policy, owners, mainKeys } = sessionContextFor(options.cfg);
+  // Without configured owners, a sample owner id stands in so PRIVATE_DM can be shown.
+  const ownerIds = owners.ids.size > 0 ? owners.ids : new Set([SAMPLE_OWNER_ID]);
+  const hostVersion = resolveHostVersion(policy.hostVersion);
+  const keys = options.sessionKey
+    ? [options.sessionKey]
+    : SESSION_TYPES.map((type) => sampleSessionKeys([...ownerIds][0])[type]);
+
+  const sessions: SessionExplanation[] = [];
+  let limits = resolveBootstrapLimits(options.cfg, "main");
+  for (const sessionKey of keys) {
+    const classification = classifySession(sessionKey, { ownerIds, mainKeys });
+    limits = resolveBootstrapLimits(options.cfg, classification.agentId);
+    const incoming = await simulateHostRecords(options.workspaceDir, classification, hostVersion);
+    const hostDropsBefore = new Set(hostDroppedNames(incoming, classification, options.workspaceDir, hostVersion));
+    const before = injectedFiles(incoming.filter((record) => !hostDropsBefore.has(record.name)), limits);
+
+    const { files, decision } = await applyBootstrapPolicy({
+      files: incoming,
+      workspaceDir: options.workspaceDir,
+      classification,
+      policy,
+      cfg: options.cfg,
+      agentId: classification.agentId,
+    });
+    const gaps = new Set(decision.hostFiltered);
+    const injected = injectedFiles(files.filter((record) => !gaps.has(record.name)), limits);
+
+    const bulkRecords: BootstrapFileRecord[] = [];
+    for (const name of BULK_FILES) {
+      const read = await readWorkspaceFile(options.workspaceDir, name, CORE_READ_CAP_BYTES);
+      if (read.ok) bulkRecords.push({ name, path: read.path, content: read.content, missing: false });
+    }
+    const bulkTokens = sum(injectedFiles(bulkRecords, limits));
+    sessions.push(toExplanation(sessionKey, decision, before, injected, bulkTokens));
+  }
+  return {
+    workspaceDir: options.workspaceDir,
+    hostVersion,
+    limits,
+    ownerSource: owners.ids.size > 0 ? owners.source : `none (sample owner id ${SAMPLE_OWNER_ID} used for PRIVATE_DM)`,
+    configOk: policy.configOk,
+    ...(policy.configError ? { configError: policy.configError } : {}),
+    sessions,
+  };
+}
+
+function toExplanation(
+  sessionKey: string,
+  decision: BootstrapDecision,
+  before: InjectedFile[],
+  injected: InjectedFile[],
+  bulkTokens: number,
+): SessionExplanation {
+  const tokensBefore = sum(before);
+  const tokensAfter = sum(injected);
+  return {
+    sessionType: decision.sessionType,
+    sessionKey,
+    rule: decision.rule,
+    ...(decision.topicId !== undefined ? { topicId: decision.topicId } : {}),
+    before,
+    tokensBefore,
+    injected,
+    tokensAfter,
+    dropped: decision.dropped,
+    added: decision.added,
+    skipped: decision.skipped.map((skip) => `${skip.name} (${skip.reason})`),
+    hostGaps: decision.hostFiltered,
+    bulkTokens,
+    reductionVsBeforePct: reduction(tokensBefore, tokensAfter),
+    reductionVsBulkPct: reduction(bulkTokens, tokensAfter),
+  };
+}
+
+function names(files: readonly InjectedFile[]): string {
+  return files.length ? files.map((file) => `${file.name}${file.truncated ? " (truncated)" : ""}`).join(", ") : "(none)";
+}
+
+/** Markdown report: one summary table, then the host-filter gaps. */
+export function formatExplanation(explanation: Explanation): string {
+  const lines = [
+    `# aci-bootstrap explain: ${explanation.workspaceDir}`,
+    "",
+    `host filters: openclaw ${explanation.hostVersion} · budgets: ${explanation.limits.maxChars} chars/file, ${explanation.limits.totalMaxChars} total · owners: ${explanation.ownerSource}` +
+      (explanation.configOk ? "" : ` · CONFIG ERROR (defaults used): ${explanation.configError}`),
+    "tokens = ceil(chars / 4), the bundle's one estimator (src/core/tokens.ts)",
+    "",
+    "| session type | rule | injected (after host filters) | dropped | tokens before → after | vs host default | vs bulk |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  for (const session of explanation.sessions) {
+    lines.push(
+      `| ${session.sessionType}${session.topicId !== undefined ? ` (topic ${session.topicId})` : ""} | ${session.rule} | ${names(session.injected)} | ${session.dropped.join(", ") || "(none)"} | ${session.tokensBefore} → ${session.tokensAfter} | -${session.reductionVsBeforePct}% | -${session.reductionVsBulkPct}% (bulk ${session.bulkTokens}) |`,
+    );
+  }
+  const gaps = explanation.sessions.filter((session) => session.hostGaps.length > 0);
+  lines.push("", "## Host-filter gaps", "");
+  if (gaps.length === 0) lines.push("none: every file in every set reaches the model.");
+  for (const session of gaps) {
+    lines.push(
+      `- ${session.sessionType}: the set asks for ${session.hostGaps.join(", ")}, but openclaw ${explanation.hostVersion} drops ${session.hostGaps.length > 1 ? "them" : "it"} after hooks (${session.sessionKey.split(":").slice(0, 3).join(":")}:… keys). Injected instead: ${names(session.injected)}.`,
+    );
+  }
+  const skipped = explanation.sessions.filter((session) => session.skipped.length > 0);
+  if (skipped.length > 0) {
+    lines.push("", "## Not added", "");
+    for (const session of skipped) lines.push(`- ${session.sessionType}: ${session.skipped.join(", ")}`);
+  }
+  lines.push(
+    "",
+    "before = what OpenClaw injects by default for that session (after its own filters and budgets); bulk = AGENTS, SOUL, TOOLS, IDENTITY, USER and MEMORY every turn (ACI spec baseline).",
+  );
+  return lines.join("\n");
+}
