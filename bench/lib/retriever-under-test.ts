@@ -28,6 +28,8 @@ export type IndexUnderTest = {
   runTurn(message: string, budgetTokens: number): Promise<TurnOutcome>;
   /** Bring the index up to date after files changed (re-reads only what changed, via the cache). */
   refresh(): Promise<void>;
+  /** Resolves when background work (the index cache write) has finished. */
+  flush(): Promise<void>;
 };
 
 export type RetrieverUnderTest = {

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { describeGrowth, logLogSlope } from "../lib/metrics.ts";
 import { REPO_ROOT } from "../lib/paths.ts";
 import { markdownTable } from "../lib/table.ts";
+import { bundleChunkCounter } from "../lib/bundle.ts";
 import { generateVault } from "./vault.ts";
 import type { WorkerResult } from "./worker.ts";
 
@@ -16,7 +17,9 @@ const WORKER = path.join(REPO_ROOT, "bench", "scale", "worker.ts");
 const WORKER_TIMEOUT_MS = 8 * 60_000;
 
 export type ScaleRow = {
-  sections: number;
+  /** Target chunk count of the vault (1k, 10k, 100k), in the bundle chunker's chunks. */
+  targetChunks: number;
+  generatedSections: number;
   files: number;
   vaultMB: number;
   cold: WorkerResult;
@@ -44,18 +47,18 @@ export async function runScale(options: { sizes: number[]; queries: number; log:
     try {
       const vaultDir = path.join(root, "workspace");
       const cacheDir = path.join(root, "cache");
-      const info = generateVault(vaultDir, size);
+      const info = generateVault(vaultDir, size, 42, bundleChunkCounter);
       const cold = await runWorker(vaultDir, cacheDir, "cold", options.queries);
       const warm = await runWorker(vaultDir, cacheDir, "warm-start", options.queries);
       const vaultMB = info.bytes / 1024 / 1024;
-      rows.push({ sections: size, files: info.files, vaultMB, cold, warm, buildMBps: vaultMB / (cold.openMs / 1000) });
-      options.log(`scale: ${size} sections done (cold build ${(cold.openMs / 1000).toFixed(2)} s)`);
+      rows.push({ targetChunks: size, generatedSections: info.sections, files: info.files, vaultMB, cold, warm, buildMBps: vaultMB / (cold.openMs / 1000) });
+      options.log(`scale: ${size} chunks done (cold build ${(cold.openMs / 1000).toFixed(2)} s)`);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
   }
   const fit = (metric: string, value: (row: ScaleRow) => number | undefined): ScaleFit => {
-    const { slope, r2 } = logLogSlope(rows.map((row) => ({ x: row.sections, y: value(row) ?? 0 })));
+    const { slope, r2 } = logLogSlope(rows.map((row) => ({ x: row.targetChunks, y: value(row) ?? 0 })));
     return { metric, slope, r2, reading: describeGrowth(slope) };
   };
   const fits = [
@@ -75,10 +78,11 @@ export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]
   const out: string[] = ["### Latency and scale (synthetic vaults, seed 42)", ""];
   out.push(
     markdownTable(
-      ["sections", "bundle chunks", "files", "vault MB", "cold build ms", "build MB/s", "warm start ms", "query p50 ms", "query p95 ms", "turn p50 ms", "turn p95 ms", "incremental ms", "cache MB", "peak RSS MB (cold / warm)"],
+      ["target chunks", "bundle chunks", "md sections", "files", "vault MB", "cold build ms", "build MB/s", "warm start ms", "query p50 ms", "query p95 ms", "turn p50 ms", "turn p95 ms", "incremental ms", "cache MB", "peak RSS MB (cold / warm)"],
       rows.map((r) => [
-        r.sections,
+        r.targetChunks,
         r.cold.chunks,
+        r.generatedSections,
         r.files,
         r.vaultMB.toFixed(1),
         ms(r.cold.openMs),
@@ -95,7 +99,7 @@ export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]
     ),
   );
   out.push("");
-  out.push("Growth fit: least squares of log(cost) on log(sections); slope 1 = linear.");
+  out.push("Growth fit: least squares of log(cost) on log(chunks); slope 1 = linear.");
   out.push("");
   out.push(markdownTable(["metric", "log-log slope", "R²", "reading"], fits.map((f) => [f.metric, Number.isFinite(f.slope) ? f.slope.toFixed(2) : "n/a", Number.isFinite(f.r2) ? f.r2.toFixed(3) : "n/a", f.reading])));
   return out.join("\n");

@@ -69,38 +69,48 @@ function section(rng: Rng, day: string): string {
 
 export const SECTIONS_PER_FILE = 20;
 
-export type VaultInfo = { dir: string; files: number; sections: number; bytes: number };
+export type VaultInfo = { dir: string; files: number; sections: number; chunks: number; bytes: number };
+
+/** How many retrieval chunks a file holds; the default counts one per section. */
+export type ChunkCounter = (markdown: string, relPath: string) => number;
+const countSections: ChunkCounter = (markdown) => (markdown.match(/^## /gm) ?? []).length;
 
 /**
- * Writes a vault with `sections` chunk-sized sections into `dir` (created, must be empty):
+ * Writes a vault into `dir` (created, must be empty) until it holds `targetChunks` chunks as
+ * counted by `countChunks` (pass the retriever's own chunker to size vaults in its chunks):
  * MEMORY.md with one file's worth of long-term notes, the rest in daily files of 20 sections each.
  */
-export function generateVault(dir: string, sections: number, seed = 42): VaultInfo {
+export function generateVault(dir: string, targetChunks: number, seed = 42, countChunks: ChunkCounter = countSections): VaultInfo {
   const rng = seededRandom(seed);
   fs.mkdirSync(path.join(dir, "memory"), { recursive: true });
   const base = new Date(Date.UTC(2015, 0, 1));
-  let written = 0;
+  let sections = 0;
+  let chunks = 0;
   let files = 0;
   let bytes = 0;
-  const write = (rel: string, text: string) => {
+  // Sections are added one at a time, each counted on its own, so the vault stops at the target
+  // chunk count (at most one section over) whatever the chunker makes of lists and code blocks.
+  const writeFile = (rel: string, header: string[], date: string) => {
+    const parts = [...header];
+    let fileChunks = countChunks(header.join("\n\n") + "\n", rel);
+    while (parts.length - header.length < SECTIONS_PER_FILE && chunks + fileChunks < targetChunks) {
+      const next = section(rng, date);
+      parts.push(next);
+      fileChunks += countChunks(next + "\n", rel);
+    }
+    const text = parts.join("\n\n") + "\n";
     fs.writeFileSync(path.join(dir, rel), text);
+    sections += parts.length - header.length;
+    chunks += fileChunks;
     bytes += Buffer.byteLength(text);
     files++;
   };
-  const longTerm = Math.min(SECTIONS_PER_FILE, sections);
-  const memoryParts = ["# MEMORY", "Long-term facts and preferences."];
-  for (let i = 0; i < longTerm; i++) memoryParts.push(section(rng, isoDay(base, 0)));
-  write("MEMORY.md", memoryParts.join("\n\n") + "\n");
-  written += longTerm;
-  for (let day = 0; written < sections; day++) {
+  writeFile("MEMORY.md", ["# MEMORY", "Long-term facts and preferences."], isoDay(base, 0));
+  for (let day = 0; chunks < targetChunks; day++) {
     const date = isoDay(base, day);
-    const count = Math.min(SECTIONS_PER_FILE, sections - written);
-    const parts = [`# ${date}`];
-    for (let i = 0; i < count; i++) parts.push(section(rng, date));
-    write(`memory/${date}.md`, parts.join("\n\n") + "\n");
-    written += count;
+    writeFile(`memory/${date}.md`, [`# ${date}`], date);
   }
-  return { dir, files, sections: written, bytes };
+  return { dir, files, sections, chunks, bytes };
 }
 
 /** Realistic queries over the vault's vocabulary, deterministic from the seed. */

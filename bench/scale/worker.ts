@@ -67,6 +67,7 @@ async function main(): Promise<void> {
     await index.refresh();
     result.incrementalMs = performance.now() - incrementalStart;
   }
+  await index.flush();
   result.cacheBytes = directoryBytes(cacheDir);
   result.maxRssMB = process.resourceUsage().maxRSS / 1024;
   process.stdout.write(`${JSON.stringify(result)}\n`);

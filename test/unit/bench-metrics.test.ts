@@ -92,6 +92,7 @@ describe("synthetic vault", () => {
       const infoA = generateVault(a, 95, 3);
       const infoB = generateVault(b, 95, 3);
       expect(infoA.sections).toBe(95);
+      expect(infoA.chunks).toBe(95);
       expect(infoA.bytes).toBe(infoB.bytes);
       const dailyA = fs.readdirSync(path.join(a, "memory")).sort();
       expect(dailyA).toEqual(fs.readdirSync(path.join(b, "memory")).sort());

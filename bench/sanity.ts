@@ -1,0 +1,35 @@
+// What makes a benchmark run "broken" (non-zero exit), so `npm run bench:smoke` in CI keeps the
+// benchmarks from rotting. Bounds are deliberately loose: they catch a dead retriever, a broken
+// loader or a gate that injects everything, not normal variation.
+import type { LocomoSummary } from "./locomo/evaluate.ts";
+import type { ScaleRow } from "./scale/run.ts";
+import type { HooksResults } from "./hooks/run.ts";
+
+export function sanityProblems(results: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const locomo = results.locomo as { skipped?: boolean; summary?: LocomoSummary } | undefined;
+  if (locomo?.summary) {
+    const s = locomo.summary;
+    const bundle = s.bundle[0];
+    const baseline = s.baseline[0];
+    if (s.questions === 0) problems.push("locomo: no questions evaluated");
+    if (s.chunks === 0) problems.push("locomo: the bundle indexed no chunks");
+    if (!(baseline.r5 >= 0.3 && baseline.r5 <= 0.85)) problems.push(`locomo: BM25 baseline R@5 ${baseline.r5.toFixed(3)} is outside 0.30..0.85 (loader or baseline broken)`);
+    if (!(bundle.r5 >= 0.25)) problems.push(`locomo: bundle R@5 ${bundle.r5.toFixed(3)} < 0.25 (retriever broken)`);
+    if (!(bundle.injectedRate > 0.2)) problems.push(`locomo: bundle injected for only ${(bundle.injectedRate * 100).toFixed(1)}% of questions (gate or pipeline broken)`);
+    if (!(bundle.inContext["1000"] > 0.1)) problems.push(`locomo: gold text reached the 1,000-token block for only ${(bundle.inContext["1000"] * 100).toFixed(1)}% (formatting broken)`);
+    const nonMemory = s.nonMemory.find((r) => r.kind === "all");
+    if (!nonMemory || nonMemory.runs === 0) problems.push("locomo: non-memory prompts were not run");
+    else if (nonMemory.injectedRate > 0.5) problems.push(`locomo: ${(nonMemory.injectedRate * 100).toFixed(1)}% of non-memory prompts injected (gate broken)`);
+  }
+  const scale = results.scale as { rows: ScaleRow[] } | undefined;
+  for (const row of scale?.rows ?? []) {
+    if (!(row.cold.chunks > 0)) problems.push(`scale ${row.targetChunks}: no chunks indexed`);
+    if (!Number.isFinite(row.cold.queryP50Ms)) problems.push(`scale ${row.targetChunks}: no query timings`);
+    if (!Number.isFinite(row.cold.incrementalMs)) problems.push(`scale ${row.targetChunks}: no incremental timing`);
+    if (!(row.warm.chunks > 0)) problems.push(`scale ${row.targetChunks}: warm start lost the index`);
+  }
+  const hooks = results.hooks as HooksResults | undefined;
+  if (hooks) problems.push(...hooks.problems);
+  return problems;
+}
