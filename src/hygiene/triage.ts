@@ -1,0 +1,172 @@
+import path from "node:path";
+import { contentHash } from "../fs/atomic.ts";
+import { appendFileLocked } from "../fs/lock.ts";
+import { getLogger } from "../core/log.ts";
+import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "./config.ts";
+import type { HygieneConfig } from "./config.ts";
+import { appendCorrection } from "./corrections.ts";
+import { compileCustomPatterns, scanMessage } from "./patterns.ts";
+import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidence } from "./patterns.ts";
+
+// Heartbeat triage for `message:received` (persistent memory spec §7): regex scan, then
+//  - any match → one line in the per-day queue `memory/.triage/YYYY-MM-DD.jsonl` (priority: true)
+//    for the Memory Miner;
+//  - a recall failure or soft correction → a CORRECTIONS.md entry (§5.3), verified: false with a
+//    cool-down. Both writes take the file's §4.1 lock. No network, no LLM, never throws.
+
+export const TRIAGE_DIR = path.join("memory", ".triage");
+export const TRIAGE_AGENT_NAME = "heartbeat-triage";
+const EXCERPT_CHARS = 500;
+
+export type TriageInput = {
+  /** The message text (`event.context.content`); non-text content is ignored. */
+  content: unknown;
+  sessionKey?: string;
+  messageId?: string;
+  channelId?: string;
+  workspaceDir: string;
+  now?: Date;
+  config?: HygieneConfig;
+  scan?: ScanOptions;
+};
+
+export type TriageOutcome = {
+  flagged: boolean;
+  matches: TriageMatch[];
+  /** Queue file written (absolute), when flagged and the write succeeded. */
+  queueFile?: string;
+  correction?: { id: string; file: string; confidence: TriggerConfidence; written: boolean };
+  /** CONFIG.md custom patterns that were skipped, and why. */
+  patternProblems: string[];
+  scannedChars: number;
+  truncated: boolean;
+  customSkipped: number;
+  /** Write failures (lock unavailable, disk errors). The turn goes on regardless. */
+  errors: string[];
+};
+
+export type TriageQueueRecord = {
+  ts: string;
+  priority: true;
+  classes: string[];
+  patterns: string[];
+  trigger_confidence?: TriggerConfidence;
+  session?: string;
+  message_id?: string;
+  channel?: string;
+  /** sha256 of the full message, so the Memory Miner can find it in the transcript. */
+  content_hash: string;
+  excerpt: string;
+};
+
+const log = () => getLogger("openclaw-context.hygiene");
+
+/** Text of a message `content`: a string, or the text parts of a content array. */
+export function messageText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (typeof part === "string" ? part : typeof part === "object" && part && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+      .filter(Boolean)
+      .join("\n");
+  }
+  return "";
+}
+
+// Compiling is cheap but not free; handlers call triage once per message with the same config.
+const compiledCache = new Map<string, CompiledCustomPatterns>();
+export function customPatternsFor(config: HygieneConfig): CompiledCustomPatterns {
+  const key = JSON.stringify(config.heartbeat_custom_patterns);
+  let compiled = compiledCache.get(key);
+  if (!compiled) {
+    compiled = compileCustomPatterns(config.heartbeat_custom_patterns);
+    for (const problem of compiled.problems) log().warn({ configKey: "CONFIG.md.heartbeat_custom_patterns" }, problem);
+    if (compiledCache.size > 16) compiledCache.clear();
+    compiledCache.set(key, compiled);
+  }
+  return compiled;
+}
+
+export function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+export function triageQueuePath(workspaceDir: string, now: Date): string {
+  return path.join(workspaceDir, TRIAGE_DIR, `${utcDay(now)}.jsonl`);
+}
+
+/** The strongest Recall Validator routing among the matches: high beats medium. */
+export function correctionTrigger(matches: readonly TriageMatch[]): TriageMatch | undefined {
+  return matches.find((m) => m.confidence === "high") ?? matches.find((m) => m.confidence === "medium");
+}
+
+/**
+ * Triage one inbound message. Never throws; everything it did or failed to do is in the outcome.
+ * The regex part is synchronous and bounded; the writes are two small locked appends.
+ */
+export async function triageInboundMessage(input: TriageInput): Promise<TriageOutcome> {
+  const outcome: TriageOutcome = { flagged: false, matches: [], patternProblems: [], scannedChars: 0, truncated: false, customSkipped: 0, errors: [] };
+  try {
+    const text = messageText(input.content);
+    if (!text.trim()) return outcome;
+    const config = input.config ?? HYGIENE_CONFIG_DEFAULTS;
+    const now = input.now ?? new Date();
+    const custom = customPatternsFor(config);
+    outcome.patternProblems = custom.problems;
+    const scan = scanMessage(text, custom.patterns, input.scan);
+    Object.assign(outcome, { matches: scan.matches, scannedChars: scan.scannedChars, truncated: scan.truncated, customSkipped: scan.customSkipped });
+    if (scan.matches.length === 0) return outcome;
+    outcome.flagged = true;
+
+    const lock = lockOptionsFromConfig(config, TRIAGE_AGENT_NAME);
+    const trigger = correctionTrigger(scan.matches);
+    const hash = contentHash(text);
+    const record: TriageQueueRecord = {
+      ts: now.toISOString(),
+      priority: true,
+      classes: [...new Set(scan.matches.map((m) => m.class))],
+      patterns: scan.matches.map((m) => m.id),
+      trigger_confidence: trigger?.confidence,
+      session: input.sessionKey,
+      message_id: input.messageId,
+      channel: input.channelId,
+      content_hash: hash,
+      excerpt: text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 1)}…` : text,
+    };
+    const queueFile = triageQueuePath(input.workspaceDir, now);
+    const writes: Promise<void>[] = [
+      appendFileLocked(queueFile, JSON.stringify(record), lock).then(
+        () => void (outcome.queueFile = queueFile),
+        (error: Error) => void outcome.errors.push(`triage queue: ${error.message}`),
+      ),
+    ];
+    if (trigger?.confidence) {
+      const confidence = trigger.confidence;
+      writes.push(
+        appendCorrection(
+          input.workspaceDir,
+          {
+            loggedAt: now,
+            triggerPhrase: trigger.phrase,
+            triggerConfidence: confidence,
+            patternClass: trigger.class,
+            sessionKey: input.sessionKey,
+            excerpt: text.slice(0, EXCERPT_CHARS),
+            cooldownHours: config.correction_cooldown_hours,
+            dedupeKey: `${input.sessionKey ?? ""}\u0000${input.messageId ?? hash}`,
+          },
+          lock,
+        ).then(
+          ({ id, file, result }) => void (outcome.correction = { id, file, confidence, written: result.written }),
+          (error: Error) => void outcome.errors.push(`corrections: ${error.message}`),
+        ),
+      );
+    }
+    await Promise.all(writes);
+    if (outcome.errors.length > 0) log().warn({ errors: outcome.errors, session: input.sessionKey }, "triage writes failed");
+  } catch (error) {
+    outcome.errors.push(`triage: ${(error as Error).message}`);
+    log().warn({ error: (error as Error).message }, "triage failed");
+  }
+  return outcome;
+}
