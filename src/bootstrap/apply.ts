@@ -33,6 +33,8 @@ export type BootstrapDecision = {
   /** Names in our output that the host drops after hooks (not worked around, only reported). */
   hostFiltered: string[];
   hostVersion: string;
+  /** Core sent an empty list (cron/heartbeat `lightContext`): the operator asked for no files. */
+  lightContext: boolean;
   tokensBefore: number;
   tokensAfter: number;
 };
@@ -83,7 +85,9 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
 
   const added: BootstrapFileRecord[] = [];
   const skipped: SkippedFile[] = [];
-  for (const name of fileSet) {
+  // An empty incoming list is core's lightweight mode; adding files would undo the operator's choice.
+  const lightContext = input.files.length === 0;
+  for (const name of lightContext ? [] : fileSet) {
     if (present.has(name)) continue;
     if (NEVER_READ_BY_HOOK.has(name)) {
       skipped.push({ name, reason: "private-core-file" });
@@ -123,6 +127,7 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
     skipped,
     hostFiltered: hostDroppedNames(files, classification, input.workspaceDir, hostVersion),
     hostVersion,
+    lightContext,
     tokensBefore: recordTokens(input.files),
     tokensAfter: recordTokens(files),
   };
