@@ -105,7 +105,7 @@ export const EthosContextConfigSchema = z.object({
       port: z.number().int().min(1).max(65_535).optional(),
       timeoutMs: z.number().int().min(1).max(60_000).default(3000),
       maxFrameBytes: z.number().int().min(1024).default(8 * 1024 * 1024),
-      /** Sent as `agent_id` (defaults to the session's agent id). */
+      /** Sent as `agent_id`, which the server uses as a FILTER: set it only if your memories carry one. */
       agentId: z.string().min(1).optional(),
     })
     .prefault({}),

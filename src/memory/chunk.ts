@@ -12,7 +12,8 @@ export type MemoryChunk = {
   file: string;
   /** Enclosing headings, outermost first. */
   headingPath: string[];
-  /** YYYY-MM-DD from the nearest dated heading, else front matter `date`, else the file name. */
+  /** YYYY-MM-DD: nearest dated heading, else a date opening the entry, else front matter `date`,
+   *  else the file name, else the first date in the text. */
   date?: string;
   /** Original markdown text of the chunk (what a snippet shows). */
   text: string;
@@ -146,9 +147,11 @@ export function chunkMarkdown(raw: string, file: string, options: ChunkOptions):
   const chunks: MemoryChunk[] = [];
   for (const unit of splitUnits(body)) {
     const headingDate = [...unit.headingPath].reverse().map(isoDateIn).find(Boolean);
+    // "- 2026-01-09: Mission Control moves…" dates the entry itself.
+    const leadingDate = isoDateIn(unit.text.slice(0, 24));
     for (const text of splitLongUnit(unit.text, options.maxChunkChars)) {
       const chunk: MemoryChunk = { id: chunkId(file, text), file, headingPath: unit.headingPath, text };
-      const date = headingDate ?? fileDate;
+      const date = headingDate ?? leadingDate ?? fileDate ?? isoDateIn(text);
       if (date) chunk.date = date;
       if (confidence !== undefined) chunk.confidence = confidence;
       chunks.push(chunk);

@@ -1,0 +1,34 @@
+// ethos-context: thin entry point. Type guard → src/context runtime → catch everything.
+// message:received captures the query synchronously (the gateway does not await this event);
+// agent:bootstrap injects this turn's memories as one inline record, within a bounded wait.
+import { getLogger } from "../../src/core/log.ts";
+import { HOOK_KEYS } from "../../src/core/records.ts";
+import { isAgentBootstrapEvent, isMessageReceivedEvent } from "../../src/openclaw/events.ts";
+import { ethosContextRuntime } from "../../src/context/runtime.ts";
+
+function warn(error: unknown, event: string): void {
+  getLogger(HOOK_KEYS.ethosContext).warn(
+    { event, err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
+    "ethos-context: failed; turn continues without memory context",
+  );
+}
+
+export default async function ethosContextHandler(event: unknown): Promise<void> {
+  if (isMessageReceivedEvent(event)) {
+    try {
+      ethosContextRuntime.onMessageReceived(event);
+    } catch (error) {
+      warn(error, "message:received");
+    }
+    return;
+  }
+  if (!isAgentBootstrapEvent(event)) return;
+  const received = event.context.bootstrapFiles;
+  try {
+    const files = await ethosContextRuntime.onAgentBootstrap(event);
+    if (files) event.context.bootstrapFiles = files;
+  } catch (error) {
+    event.context.bootstrapFiles = received; // never harm a turn: the list stays as received
+    warn(error, "agent:bootstrap");
+  }
+}

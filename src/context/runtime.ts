@@ -1,0 +1,274 @@
+import path from "node:path";
+import { getLogger } from "../core/log.ts";
+import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
+import { createEthosRetriever, resolveConfidenceGate, resolveEthosEndpoint } from "../ethos/retriever.ts";
+import { createEmbeddedRetriever } from "../memory/retriever.ts";
+import { sharedMemoryIndex } from "../memory/memory-index.ts";
+import { folderMemorySources, workspaceMemorySources } from "../memory/sources.ts";
+import { loadOpenClawConfigFile } from "../openclaw/config-file.ts";
+import { isBootstrapFileRecord, sessionKeyOf } from "../openclaw/events.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent, OpenClawConfig } from "../openclaw/events.ts";
+import { resolveHookConfig } from "../openclaw/hook-config.ts";
+import { parseEthosContextConfig } from "./config.ts";
+import type { EthosContextConfig } from "./config.ts";
+import { writeContextFile } from "./context-file.ts";
+import type { ContextBlockFormatter } from "./format.ts";
+import { prepareQuery, retrieveCandidates, selectAndFormat } from "./pipeline.ts";
+import { classifyForRetrieval, isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
+import type { RetrievalScope, RetrievalSource } from "./scope.ts";
+import { SessionStates } from "./session-state.ts";
+import type { CurrentTurn, PendingTurn, RetrievalOutcome, TurnOutcome } from "./session-state.ts";
+import type { Retriever } from "./types.ts";
+
+// Same-turn memory injection on the real gateway:
+//   message:received (fire-and-forget, no cfg): capture the query synchronously, start retrieval,
+//     park the promise under the session key.
+//   agent:bootstrap (awaited): claim that session's pending retrieval, wait at most awaitTimeoutMs,
+//     gate + budget + format, inject one inline record, write ETHOS_CONTEXT.md in the background.
+
+const log = getLogger("ethos-context");
+
+export type RetrieverFactory = (input: {
+  config: EthosContextConfig;
+  source: RetrievalSource;
+  workspaceDir: string;
+}) => Retriever | undefined;
+
+export type EthosContextRuntimeOptions = {
+  /** openclaw.json for message:received (which carries no cfg). */
+  loadOpenClawConfig?: () => OpenClawConfig | undefined;
+  now?: () => number;
+  createRetriever?: RetrieverFactory;
+  /** Block layout; the context assembler can supply its own. */
+  format?: ContextBlockFormatter;
+};
+
+export const defaultRetrieverFactory: RetrieverFactory = ({ config, source, workspaceDir }) => {
+  const indexOptions = {
+    cacheDir: config.memory.persistIndex ? config.memory.indexCacheDir : (false as const),
+    maxChunkChars: config.memory.maxChunkChars,
+    maxFileBytes: config.memory.maxFileBytes,
+    maxFiles: config.memory.maxFiles,
+    minRefreshIntervalMs: config.memory.minRefreshIntervalMs,
+  };
+  if (source.kind === "group") {
+    if (!isSafeGroupMemoryDir(source.memoryDir, workspaceDir)) {
+      log.error({ memoryDir: source.memoryDir }, "group memoryDir overlaps the workspace or its memory/ folder; no retrieval for this group");
+      return undefined;
+    }
+    return createEmbeddedRetriever(sharedMemoryIndex(folderMemorySources(source.memoryDir), indexOptions), "group memory");
+  }
+  if (config.backend === "ethos") return createEthosRetriever(resolveEthosEndpoint(config), config);
+  return createEmbeddedRetriever(sharedMemoryIndex(workspaceMemorySources(workspaceDir, config.memory.extraGlobs), indexOptions));
+};
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    timer.unref?.();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+    );
+  });
+}
+
+/** Replace our record if one is there (same name or same path), else append; never mutates `files`. */
+export function upsertMemoryRecord(files: readonly unknown[], record: BootstrapFileRecord, workspaceDir: string): unknown[] {
+  const target = path.resolve(workspaceDir, record.path);
+  const isOurs = (file: unknown) =>
+    isBootstrapFileRecord(file) && (file.name === RETRIEVED_MEMORY_RECORD_NAME || path.resolve(workspaceDir, file.path) === target);
+  const index = files.findIndex(isOurs);
+  if (index === -1) return [...files, record];
+  return files.flatMap((file, i) => (i === index ? [record] : isOurs(file) ? [] : [file]));
+}
+
+export class EthosContextRuntime {
+  readonly sessions = new SessionStates();
+  private readonly options: EthosContextRuntimeOptions;
+  /** Workspace of each agent's last turn, for retrievals started on message:received. */
+  private readonly workspaceByAgent = new Map<string, string>();
+  private lastBootstrapCfg: OpenClawConfig | undefined;
+  private configCache: { raw: string; config: EthosContextConfig } | undefined;
+
+  constructor(options: EthosContextRuntimeOptions = {}) {
+    this.options = options;
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  private configFrom(cfg: OpenClawConfig | undefined): EthosContextConfig {
+    const entry = resolveHookConfig(cfg, HOOK_KEYS.ethosContext);
+    const raw = JSON.stringify(entry);
+    // Parse once per distinct config, so an invalid config logs one error, not one per turn.
+    if (this.configCache?.raw !== raw) this.configCache = { raw, config: parseEthosContextConfig(entry).config };
+    return this.configCache.config;
+  }
+
+  private retrieverFor(config: EthosContextConfig, source: RetrievalSource, workspaceDir: string): Retriever | undefined {
+    return (this.options.createRetriever ?? defaultRetrieverFactory)({ config, source, workspaceDir });
+  }
+
+  private startRetrieval(query: string, config: EthosContextConfig, scope: RetrievalScope & { allowed: true }, workspaceDir: string): Promise<RetrievalOutcome> {
+    const gate = resolveConfidenceGate(config);
+    let retriever: Retriever | undefined;
+    try {
+      retriever = this.retrieverFor(config, scope.source, workspaceDir);
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, "could not create retriever");
+    }
+    if (!retriever) return Promise.resolve({ results: [], label: "", gate });
+    const label = retriever.label;
+    return retrieveCandidates(query, retriever, config)
+      .then((results) => ({ results, label, gate }))
+      .catch((error: unknown) => {
+        log.warn({ err: (error as Error).message }, "memory retrieval failed");
+        return { results: [], label, gate };
+      });
+  }
+
+  /**
+   * message:received. Synchronous on purpose: the gateway does not await this event, and only the
+   * synchronous prefix of a handler is guaranteed to run before the agent run starts.
+   */
+  onMessageReceived(event: MessageReceivedEvent): void {
+    const sessionKey = sessionKeyOf(event);
+    if (!sessionKey) return;
+    // No cfg on this event: openclaw.json from disk, else the cfg of the last bootstrap.
+    const cfg = (this.options.loadOpenClawConfig ?? loadOpenClawConfigFile)() ?? this.lastBootstrapCfg;
+    const config = this.configFrom(cfg);
+    const classification = classifyForRetrieval(sessionKey, cfg, config);
+    const scope = resolveRetrievalScope(classification, config);
+    if (!scope.allowed) return;
+
+    const now = this.now();
+    const prepared = prepareQuery(event.context.content, config);
+    const state = this.sessions.get(sessionKey);
+    const previous = state.pending;
+    if (!prepared.skip && previous && !previous.skip && previous.query === prepared.query && now - previous.receivedAt < config.debounceMs) {
+      log.debug({ sessionType: scope.sessionType }, "repeated message debounced");
+      return;
+    }
+    const messageId = typeof event.context.messageId === "string" && event.context.messageId ? event.context.messageId : undefined;
+    const pending: PendingTurn = { turnKey: messageId ?? `t${now}`, query: prepared.query, receivedAt: now };
+    if (prepared.skip) pending.skip = prepared.skip;
+    state.pending = pending;
+    if (prepared.skip) return;
+
+    const workspaceDir = classification.agentId ? this.workspaceByAgent.get(classification.agentId) ?? configuredWorkspace(cfg, classification.agentId) : undefined;
+    if (workspaceDir) {
+      pending.workspaceDir = workspaceDir;
+      pending.retrieval = this.startRetrieval(prepared.query, config, scope, workspaceDir);
+    }
+    // Otherwise retrieval starts at bootstrap, when the workspace is known.
+  }
+
+  /**
+   * agent:bootstrap. Returns the new bootstrapFiles array, or undefined to leave the event as is.
+   * Never waits longer than awaitTimeoutMs for retrieval.
+   */
+  async onAgentBootstrap(event: AgentBootstrapEvent): Promise<unknown[] | undefined> {
+    const files = event.context.bootstrapFiles;
+    const workspaceDir = event.context.workspaceDir;
+    const sessionKey = sessionKeyOf(event);
+    if (!Array.isArray(files) || typeof workspaceDir !== "string" || !workspaceDir || !sessionKey) return undefined;
+    const cfg = event.context.cfg;
+    if (cfg) this.lastBootstrapCfg = cfg;
+    const config = this.configFrom(cfg);
+    const classification = classifyForRetrieval(sessionKey, cfg, config);
+    const scope = resolveRetrievalScope(classification, config);
+    if (!scope.allowed) return undefined;
+
+    const state = this.sessions.get(sessionKey);
+    const now = this.now();
+    let turn: CurrentTurn | undefined;
+    const pending = state.pending;
+    if (pending) {
+      // First bootstrap of this turn claims the message synchronously, so a concurrent second
+      // bootstrap finds `current` and shares the same outcome instead of starting another.
+      state.pending = undefined;
+      const agentId = typeof event.context.agentId === "string" ? event.context.agentId : classification.agentId;
+      if (agentId) this.workspaceByAgent.set(agentId, workspaceDir);
+      turn = { turnKey: pending.turnKey, startedAt: now, workspaceDir, outcome: this.computeOutcome(pending, config, scope, workspaceDir, state.injectedIds) };
+      state.current = turn;
+    } else if (state.current && now - state.current.startedAt <= config.sameTurnWindowMs) {
+      turn = state.current; // same turn again (fallback attempt, second workspace, compaction)
+    }
+    if (!turn) return undefined; // a run without a user message (heartbeat, `openclaw agent` RPC)
+
+    const outcome = await withTimeout(turn.outcome, config.awaitTimeoutMs + 50);
+    if (!outcome || !outcome.block) return undefined;
+    const record: BootstrapFileRecord = {
+      name: RETRIEVED_MEMORY_RECORD_NAME,
+      path: path.join(turn.workspaceDir, RETRIEVED_MEMORY_RECORD_NAME),
+      content: outcome.block,
+      missing: false,
+    };
+    return upsertMemoryRecord(files, record, workspaceDir);
+  }
+
+  private async computeOutcome(
+    pending: PendingTurn,
+    config: EthosContextConfig,
+    scope: RetrievalScope & { allowed: true },
+    workspaceDir: string,
+    injectedIds: Set<string>,
+  ): Promise<TurnOutcome> {
+    let outcome: TurnOutcome;
+    if (pending.skip) {
+      outcome = { block: "", injectedIds: [], reason: `skipped:${pending.skip}` };
+    } else {
+      // A retrieval started against another workspace (config changed) is not trusted.
+      const retrieval =
+        pending.retrieval && pending.workspaceDir === workspaceDir ? pending.retrieval : this.startRetrieval(pending.query, config, scope, workspaceDir);
+      const retrieved = await withTimeout(retrieval, config.awaitTimeoutMs);
+      if (!retrieved) {
+        outcome = { block: "", injectedIds: [], reason: "timeout" };
+      } else {
+        const selection = selectAndFormat(retrieved.results, {
+          config,
+          sessionType: scope.sessionType,
+          sourceLabel: retrieved.label,
+          excludeIds: config.dedupeAcrossTurns ? injectedIds : undefined,
+          confidenceGate: retrieved.gate,
+          now: new Date(this.now()),
+          format: this.options.format,
+        });
+        for (const memory of selection.injected) injectedIds.add(memory.id);
+        outcome = { block: selection.block, injectedIds: selection.injected.map((m) => m.id), reason: selection.decision.tier };
+      }
+    }
+    log.info(
+      { sessionType: scope.sessionType, reason: outcome.reason, injected: outcome.injectedIds.length, chars: outcome.block.length },
+      "memory context for this turn",
+    );
+    if (config.writeContextFile) void writeContextFile(workspaceDir, outcome.block);
+    return outcome;
+  }
+}
+
+/** An agent's explicitly configured workspace (agents.entries.<id> or agents.list[]); never a guess. */
+export function configuredWorkspace(cfg: OpenClawConfig | undefined, agentId: string): string | undefined {
+  const agents = cfg?.agents as Record<string, unknown> | undefined;
+  if (!agents || typeof agents !== "object") return undefined;
+  const entries = agents.entries as Record<string, { workspace?: unknown }> | undefined;
+  const list = agents.list as { id?: unknown; workspace?: unknown }[] | undefined;
+  const entry =
+    (entries && typeof entries === "object" && !Array.isArray(entries) ? entries[agentId] : undefined) ??
+    (Array.isArray(list) ? list.find((item) => item && typeof item === "object" && item.id === agentId) : undefined);
+  const workspace = entry && typeof entry === "object" ? entry.workspace : undefined;
+  if (typeof workspace !== "string" || !workspace.trim()) return undefined;
+  const trimmed = workspace.trim();
+  return trimmed.startsWith("~/") ? path.join(process.env.HOME ?? "", trimmed.slice(2)) : path.resolve(trimmed);
+}
+
+/** The one runtime of the gateway process, shared by both events. */
+export const ethosContextRuntime = new EthosContextRuntime();

@@ -1,0 +1,63 @@
+import path from "node:path";
+import { HOOK_KEYS } from "../core/records.ts";
+import type { OpenClawConfig } from "../openclaw/events.ts";
+import { resolveHookConfig } from "../openclaw/hook-config.ts";
+import { isInside, expandHome } from "../memory/sources.ts";
+import { classifySession } from "../session/classify.ts";
+import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
+import type { SessionClassification, SessionType } from "../session/types.ts";
+import type { EthosContextConfig, GroupScope } from "./config.ts";
+
+// Privacy scope of retrieval. Workspace memories are personal: they reach MAIN_SESSION and
+// PRIVATE_DM prompts only (configurable down, never up). A group or forum topic gets memories only
+// when the operator lists it with its own memory folder, and then only from that folder.
+// Subagents, external DMs, cron/heartbeat runs and unrecognised keys get nothing.
+
+export type RetrievalSource = { kind: "workspace" } | { kind: "group"; memoryDir: string };
+
+export type RetrievalScope =
+  | { allowed: true; sessionType: SessionType; source: RetrievalSource }
+  | { allowed: false; sessionType: SessionType; reason: string };
+
+/** Classify with the same owner ids and main keys as aci-bootstrap, plus this hook's own owner ids. */
+export function classifyForRetrieval(sessionKey: string | undefined, cfg: OpenClawConfig | undefined, config: EthosContextConfig): SessionClassification {
+  const aciOwnerIds = resolveHookConfig(cfg, HOOK_KEYS.aciBootstrap).ownerIds;
+  const hookOwnerIds = config.scope.ownerIds.length > 0 ? config.scope.ownerIds : Array.isArray(aciOwnerIds) ? (aciOwnerIds as string[]) : undefined;
+  const owners = resolveOwnerIds(cfg, hookOwnerIds);
+  return classifySession(sessionKey, { ownerIds: owners.ids, mainKeys: resolveMainKeys(cfg) });
+}
+
+function matchGroup(classification: SessionClassification, groups: readonly GroupScope[]): GroupScope | undefined {
+  const peer = classification.peerId?.toLowerCase();
+  if (!peer) return undefined;
+  return groups.find(
+    (group) =>
+      group.peerId.toLowerCase() === peer &&
+      (group.channel === undefined || group.channel.toLowerCase() === classification.channel?.toLowerCase()),
+  );
+}
+
+export function resolveRetrievalScope(classification: SessionClassification, config: EthosContextConfig): RetrievalScope {
+  const sessionType = classification.type;
+  if ((config.scope.sessionTypes as readonly string[]).includes(sessionType)) {
+    return { allowed: true, sessionType, source: { kind: "workspace" } };
+  }
+  if (sessionType === "GROUP_CHAT" || sessionType === "FORUM_TOPIC") {
+    const group = matchGroup(classification, config.scope.groups);
+    if (group) return { allowed: true, sessionType, source: { kind: "group", memoryDir: group.memoryDir } };
+    return { allowed: false, sessionType, reason: "group-not-enabled" };
+  }
+  return { allowed: false, sessionType, reason: "session-type-out-of-scope" };
+}
+
+/**
+ * A group folder must hold only that group's memories: it may not be the workspace itself, its
+ * memory/ folder, anything inside memory/, or a folder that contains either of them.
+ */
+export function isSafeGroupMemoryDir(memoryDir: string, workspaceDir: string | undefined): boolean {
+  if (!workspaceDir) return true;
+  const dir = path.resolve(expandHome(memoryDir));
+  const workspace = path.resolve(workspaceDir);
+  const workspaceMemory = path.join(workspace, "memory");
+  return !(isInside(workspace, dir) || isInside(dir, workspaceMemory));
+}

@@ -1,0 +1,97 @@
+import { getLogger } from "../core/log.ts";
+import { isoDateIn } from "../memory/chunk.ts";
+import type { EthosContextConfig } from "../context/config.ts";
+import type { RetrievedMemory, Retriever } from "../context/types.ts";
+import { ethosSearch } from "./client.ts";
+import type { EthosEndpoint, EthosSearchHit } from "./client.ts";
+import { OutageTracker } from "./outage.ts";
+import { readEthosToml } from "./toml.ts";
+
+const log = getLogger("ethos-context.ethos");
+export const DEFAULT_SOCKET_PATH = "/tmp/ethos.sock";
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+export const DEFAULT_HTTP_PORT = 8766;
+
+/** Endpoint from the hook config, then ethos.toml, then $ETHOS_SOCKET, then the defaults. */
+export function resolveEthosEndpoint(config: EthosContextConfig, env: NodeJS.ProcessEnv = process.env): EthosEndpoint {
+  const toml = config.ethos.configPath ? readEthosToml(config.ethos.configPath) : {};
+  if (config.ethos.transport === "http") {
+    return { transport: "http", host: config.ethos.host ?? toml.httpHost ?? DEFAULT_HTTP_HOST, port: config.ethos.port ?? toml.httpPort ?? DEFAULT_HTTP_PORT };
+  }
+  return { transport: "socket", socketPath: config.ethos.socketPath ?? toml.socketPath ?? env.ETHOS_SOCKET ?? DEFAULT_SOCKET_PATH };
+}
+
+/** The gate: ethos.toml [retrieval].confidence_gate when that file is configured, else the hook config. */
+export function resolveConfidenceGate(config: EthosContextConfig): number {
+  const fromToml = config.ethos.configPath ? readEthosToml(config.ethos.configPath).confidenceGate : undefined;
+  return fromToml ?? config.confidenceGate;
+}
+
+export function endpointLabel(endpoint: EthosEndpoint): string {
+  return endpoint.transport === "socket" ? `unix:${endpoint.socketPath}` : `http://${endpoint.host}:${endpoint.port}`;
+}
+
+const trackers = new Map<string, OutageTracker>();
+
+function trackerFor(endpoint: EthosEndpoint): OutageTracker {
+  const label = endpointLabel(endpoint);
+  let tracker = trackers.get(label);
+  if (!tracker) {
+    tracker = new OutageTracker(log, label);
+    trackers.set(label, tracker);
+  }
+  return tracker;
+}
+
+/** Tests: forget outage state. */
+export function resetEthosOutages(): void {
+  trackers.clear();
+}
+
+function hitDate(hit: EthosSearchHit): string | undefined {
+  const ts = hit.metadata?.ts;
+  return (hit.createdAt && isoDateIn(hit.createdAt)) || (typeof ts === "string" ? isoDateIn(ts) : undefined);
+}
+
+export function hitToMemory(hit: EthosSearchHit): RetrievedMemory {
+  const memory: RetrievedMemory = {
+    id: `ethos:${hit.id}`,
+    text: hit.content,
+    score: Number.isFinite(hit.score) ? Math.min(1, Math.max(0, hit.score)) : 0,
+    rawScore: hit.score,
+    headingPath: [],
+    source: "ethos",
+  };
+  const date = hitDate(hit);
+  if (date) memory.date = date;
+  return memory;
+}
+
+/**
+ * The Ethos backend as a Retriever. Failures never escape: down, hanging, garbage or an error
+ * status give no memories for this turn, one warning per outage, and the next turn tries again.
+ */
+export function createEthosRetriever(
+  endpoint: EthosEndpoint,
+  config: EthosContextConfig,
+  context: { threadId?: string } = {},
+): Retriever {
+  const tracker = trackerFor(endpoint);
+  return {
+    label: "Ethos",
+    async search(query, limit) {
+      try {
+        const hits = await ethosSearch(
+          endpoint,
+          { query, limit, agentId: config.ethos.agentId, threadId: context.threadId },
+          { timeoutMs: config.ethos.timeoutMs, maxFrameBytes: config.ethos.maxFrameBytes },
+        );
+        tracker.success();
+        return hits.map(hitToMemory);
+      } catch (error) {
+        tracker.failure(error);
+        return [];
+      }
+    },
+  };
+}
