@@ -155,6 +155,15 @@ describe("faults", () => {
     expect(read).toMatchObject({ ok: true, content: "# compact via link\n", path: path.join(ws, "TOOLS_COMPACT.md") });
   });
 
+  it("sees a changed file on the next read (the content cache is validated by stat)", async () => {
+    const file = write("TOOLS_COMPACT.md", "version-one\n");
+    expect(await readWorkspaceFile(ws, "TOOLS_COMPACT.md", 1024)).toMatchObject({ ok: true, content: "version-one\n" });
+    fs.writeFileSync(file, "version-two\n");
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(file, later, later);
+    expect(await readWorkspaceFile(ws, "TOOLS_COMPACT.md", 1024)).toMatchObject({ ok: true, content: "version-two\n" });
+  });
+
   it("a lexical escape is refused before touching the disk", async () => {
     expect(await readWorkspaceFile(ws, "../outside.md", 1024)).toMatchObject({ ok: false, reason: "outside-workspace" });
   });
