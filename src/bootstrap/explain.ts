@@ -185,6 +185,12 @@ function toExplanation(
   };
 }
 
+function pct(value: number): string {
+  if (value > 0) return `-${value}%`;
+  if (value < 0) return `+${-value}%`;
+  return "0%";
+}
+
 function names(files: readonly InjectedFile[]): string {
   return files.length ? files.map((file) => `${file.name}${file.truncated ? " (truncated)" : ""}`).join(", ") : "(none)";
 }
@@ -203,7 +209,7 @@ export function formatExplanation(explanation: Explanation): string {
   ];
   for (const session of explanation.sessions) {
     lines.push(
-      `| ${session.sessionType}${session.topicId !== undefined ? ` (topic ${session.topicId})` : ""} | ${session.rule} | ${names(session.injected)} | ${session.dropped.join(", ") || "(none)"} | ${session.tokensBefore} → ${session.tokensAfter} | -${session.reductionVsBeforePct}% | -${session.reductionVsBulkPct}% (bulk ${session.bulkTokens}) |`,
+      `| ${session.sessionType}${session.topicId !== undefined ? ` (topic ${session.topicId})` : ""} | ${session.rule} | ${names(session.injected)} | ${session.dropped.join(", ") || "(none)"} | ${session.tokensBefore} → ${session.tokensAfter} | ${pct(session.reductionVsBeforePct)} | ${pct(session.reductionVsBulkPct)} (bulk ${session.bulkTokens}) |`,
     );
   }
   const gaps = explanation.sessions.filter((session) => session.hostGaps.length > 0);
