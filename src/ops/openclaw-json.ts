@@ -141,3 +141,54 @@ export function removeHookEntries(configPath: string, hookKeys: string[]): Promi
     return changed;
   });
 }
+
+/** What install changed in hooks.internal, so uninstall can put it back exactly. */
+export type HookStateRecord = { internalEnabled?: boolean; entries: Record<string, { existed: boolean; enabled?: boolean }> };
+
+export async function captureHookState(configPath: string, hookKeys: string[]): Promise<HookStateRecord> {
+  const config = await readOpenClawJson(configPath).catch(() => undefined);
+  const internal = (config?.hooks as JsonObject | undefined)?.internal as JsonObject | undefined;
+  const entries = isObject(internal?.entries) ? internal.entries : {};
+  const record: HookStateRecord = { entries: {} };
+  if (typeof internal?.enabled === "boolean") record.internalEnabled = internal.enabled;
+  for (const key of hookKeys) {
+    const entry = entries[key];
+    record.entries[key] = isObject(entry) ? { existed: true, ...(typeof entry.enabled === "boolean" ? { enabled: entry.enabled } : {}) } : { existed: false };
+  }
+  return record;
+}
+
+/** Undo install's config edits: entries that did not exist go, others get their old `enabled` back. */
+export function restoreHookState(configPath: string, record: HookStateRecord): Promise<ConfigEditResult> {
+  return editOpenClawJson(configPath, (config) => {
+    const hooks = isObject(config.hooks) ? config.hooks : undefined;
+    const internal = isObject(hooks?.internal) ? hooks.internal : undefined;
+    if (!internal) return false;
+    let changed = false;
+    const entries = isObject(internal.entries) ? internal.entries : undefined;
+    for (const [key, before] of Object.entries(record.entries)) {
+      const entry = entries?.[key];
+      if (!entries || !isObject(entry)) continue;
+      if (!before.existed && Object.keys(entry).every((k) => k === "enabled")) delete entries[key];
+      else if (before.enabled === undefined) delete entry.enabled;
+      else entry.enabled = before.enabled;
+      changed = true;
+    }
+    if (entries && Object.keys(entries).length === 0) {
+      delete internal.entries;
+      changed = true;
+    }
+    if (record.internalEnabled === undefined) {
+      if ("enabled" in internal) {
+        delete internal.enabled;
+        changed = true;
+      }
+    } else if (internal.enabled !== record.internalEnabled) {
+      internal.enabled = record.internalEnabled;
+      changed = true;
+    }
+    if (Object.keys(internal).length === 0 && hooks) delete hooks.internal;
+    if (hooks && Object.keys(hooks).length === 0) delete config.hooks;
+    return changed;
+  });
+}
