@@ -9,7 +9,8 @@ import { writeFileAtomic } from "../fs/atomic.ts";
 // overwritten every turn, empty (not missing) when nothing passed the gate. Writes never hold up a
 // turn: they are queued per file so the last turn's content always lands last.
 
-const log = getLogger("ethos-context.file");
+// Looked up on each use, so a test (or operator) redirecting log output is honoured.
+const log = () => getLogger("ethos-context.file");
 const queues = new Map<string, Promise<void>>();
 
 export function contextFilePath(workspaceDir: string): string {
@@ -21,7 +22,7 @@ export function writeContextFile(workspaceDir: string, content: string): Promise
   const previous = queues.get(file) ?? Promise.resolve();
   const next = previous
     .then(() => writeFileAtomic(file, content))
-    .catch((error: unknown) => log.warn({ file, err: (error as Error).message }, "could not write ETHOS_CONTEXT.md"));
+    .catch((error: unknown) => log().warn({ file, err: (error as Error).message }, "could not write ETHOS_CONTEXT.md"));
   queues.set(file, next);
   void next.then(() => {
     if (queues.get(file) === next) queues.delete(file);

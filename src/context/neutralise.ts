@@ -31,6 +31,7 @@ export function looksLikeInstruction(text: string): boolean {
 export function flattenMemoryText(text: string): string {
   return text
     .replace(CONTROL, "")
+    .replace(/<!--[\s\S]*?-->/g, " ") // complete comments (metadata) are invisible in markdown: drop them
     .replace(/^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+/, "") // the entry is numbered already
     .replace(/[⟪⟫]/g, "")
     .replace(/\s+/g, " ")

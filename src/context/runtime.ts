@@ -26,7 +26,8 @@ import type { Retriever } from "./types.ts";
 //   agent:bootstrap (awaited): claim that session's pending retrieval, wait at most awaitTimeoutMs,
 //     gate + budget + format, inject one inline record, write ETHOS_CONTEXT.md in the background.
 
-const log = getLogger("ethos-context");
+// Looked up on each use, so a test (or operator) redirecting log output is honoured.
+const log = () => getLogger("ethos-context");
 
 export type RetrieverFactory = (input: {
   config: EthosContextConfig;
@@ -53,7 +54,7 @@ export const defaultRetrieverFactory: RetrieverFactory = ({ config, source, work
   };
   if (source.kind === "group") {
     if (!isSafeGroupMemoryDir(source.memoryDir, workspaceDir)) {
-      log.error({ memoryDir: source.memoryDir }, "group memoryDir overlaps the workspace or its memory/ folder; no retrieval for this group");
+      log().error({ memoryDir: source.memoryDir }, "group memoryDir overlaps the workspace or its memory/ folder; no retrieval for this group");
       return undefined;
     }
     return createEmbeddedRetriever(sharedMemoryIndex(folderMemorySources(source.memoryDir), indexOptions), "group memory");
@@ -123,14 +124,14 @@ export class EthosContextRuntime {
     try {
       retriever = this.retrieverFor(config, scope.source, workspaceDir);
     } catch (error) {
-      log.warn({ err: (error as Error).message }, "could not create retriever");
+      log().warn({ err: (error as Error).message }, "could not create retriever");
     }
     if (!retriever) return Promise.resolve({ results: [], label: "", gate });
     const label = retriever.label;
     return retrieveCandidates(query, retriever, config)
       .then((results) => ({ results, label, gate }))
       .catch((error: unknown) => {
-        log.warn({ err: (error as Error).message }, "memory retrieval failed");
+        log().warn({ err: (error as Error).message }, "memory retrieval failed");
         return { results: [], label, gate };
       });
   }
@@ -154,7 +155,7 @@ export class EthosContextRuntime {
     const state = this.sessions.get(sessionKey);
     const previous = state.pending;
     if (!prepared.skip && previous && !previous.skip && previous.query === prepared.query && now - previous.receivedAt < config.debounceMs) {
-      log.debug({ sessionType: scope.sessionType }, "repeated message debounced");
+      log().debug({ sessionType: scope.sessionType }, "repeated message debounced");
       return;
     }
     const messageId = typeof event.context.messageId === "string" && event.context.messageId ? event.context.messageId : undefined;
@@ -246,7 +247,7 @@ export class EthosContextRuntime {
         outcome = { block: selection.block, injectedIds: selection.injected.map((m) => m.id), reason: selection.decision.tier };
       }
     }
-    log.info(
+    log().info(
       { sessionType: scope.sessionType, reason: outcome.reason, injected: outcome.injectedIds.length, chars: outcome.block.length },
       "memory context for this turn",
     );

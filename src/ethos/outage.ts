@@ -5,10 +5,10 @@ import type { Logger } from "../core/log.ts";
 export class OutageTracker {
   private down = false;
   private failures = 0;
-  private readonly log: Logger;
+  private readonly log: () => Logger;
   private readonly target: string;
 
-  constructor(log: Logger, target: string) {
+  constructor(log: () => Logger, target: string) {
     this.log = log;
     this.target = target;
   }
@@ -23,14 +23,14 @@ export class OutageTracker {
     const kind = (error as { kind?: unknown })?.kind;
     if (!this.down) {
       this.down = true;
-      this.log.warn({ target: this.target, kind, reason }, "Ethos server unavailable, injecting no memory until it answers again");
+      this.log().warn({ target: this.target, kind, reason }, "Ethos server unavailable, injecting no memory until it answers again");
     } else {
-      this.log.debug({ target: this.target, kind, reason, failures: this.failures }, "Ethos server still unavailable");
+      this.log().debug({ target: this.target, kind, reason, failures: this.failures }, "Ethos server still unavailable");
     }
   }
 
   success(): void {
-    if (this.down) this.log.info({ target: this.target, failedCalls: this.failures }, "Ethos server reachable again");
+    if (this.down) this.log().info({ target: this.target, failedCalls: this.failures }, "Ethos server reachable again");
     this.down = false;
     this.failures = 0;
   }

@@ -7,7 +7,8 @@ import type { EthosEndpoint, EthosSearchHit } from "./client.ts";
 import { OutageTracker } from "./outage.ts";
 import { readEthosToml } from "./toml.ts";
 
-const log = getLogger("ethos-context.ethos");
+// Looked up on each use, so a test (or operator) redirecting log output is honoured.
+const log = () => getLogger("ethos-context.ethos");
 export const DEFAULT_SOCKET_PATH = "/tmp/ethos.sock";
 export const DEFAULT_HTTP_HOST = "127.0.0.1";
 export const DEFAULT_HTTP_PORT = 8766;

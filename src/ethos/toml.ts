@@ -18,7 +18,8 @@ export type EthosToml = { socketPath?: string; httpHost?: string; httpPort?: num
 
 const MAX_TOML_BYTES = 1024 * 1024;
 const cache = new Map<string, { mtimeMs: number; size: number; value: EthosToml }>();
-const log = getLogger("ethos-context.ethos");
+// Looked up on each use, so a test (or operator) redirecting log output is honoured.
+const log = () => getLogger("ethos-context.ethos");
 
 /** Read ethos.toml (cached by mtime and size). Missing or invalid file: `{}` and one logged error per change. */
 export function readEthosToml(file: string): EthosToml {
@@ -44,7 +45,7 @@ export function readEthosToml(file: string): EthosToml {
       confidenceGate: data.retrieval?.confidence_gate,
     };
   } catch (error) {
-    log.error({ file: resolved, err: (error as Error).message }, "ethos.toml unreadable, ignoring it");
+    log().error({ file: resolved, err: (error as Error).message }, "ethos.toml unreadable, ignoring it");
   }
   cache.set(resolved, { mtimeMs: stat.mtimeMs, size: stat.size, value });
   return value;

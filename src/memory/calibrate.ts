@@ -59,14 +59,15 @@ export function calibratedScore(queryTerms: readonly string[], chunk: ChunkTerms
 }
 
 /**
- * Where spec 004 §8 confidence metadata (from src/hygiene/confidence.ts) enters ranking.
- * A memory without confidence metadata keeps its relevance score unchanged. With metadata the
- * score is scaled by 0.75 + 0.25·confidence (0.8× at the 0.2 floor, 1× for operator corrections),
- * so a decayed memory ranks below a fresh one with the same words without being hidden outright.
- * Result stays in [0, 1].
+ * Where spec 004 §8 confidence metadata enters ranking. `weight` is the memory's retrieval weight
+ * (src/hygiene/confidence.ts `chunkRankingMultiplier`: effective confidence 0.2…1, operator
+ * corrections 1.5; 1 when the memory carries no metadata), or a front-matter `confidence`.
+ * The relevance score is scaled by 0.75 + 0.25·weight: 0.8× at the 0.2 floor, neutral at 1,
+ * 1.125× for corrections, so a decayed memory ranks below a fresh one with the same words without
+ * being hidden outright. Result clamped to [0, 1].
  */
-export function applyMemoryConfidence(score: number, confidence: number | undefined): number {
-  if (confidence === undefined) return score;
-  const c = Math.min(1, Math.max(0, confidence));
-  return Math.min(1, Math.max(0, score * (0.75 + 0.25 * c)));
+export function applyMemoryConfidence(score: number, weight: number | undefined): number {
+  if (weight === undefined || !Number.isFinite(weight)) return score;
+  const w = Math.min(1.5, Math.max(0, weight));
+  return Math.min(1, Math.max(0, score * (0.75 + 0.25 * w)));
 }

@@ -6,6 +6,7 @@ import { getLogger } from "../core/log.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/lock.ts";
 import type { RetrievedMemory } from "../context/types.ts";
+import { chunkRankingMultiplier } from "../hygiene/confidence.ts";
 import { applyMemoryConfidence, calibratedScore } from "./calibrate.ts";
 import type { CorpusStats } from "./calibrate.ts";
 import { chunkMarkdown } from "./chunk.ts";
@@ -19,7 +20,8 @@ import { analyzeQuery, analyzeText, termFrequencies } from "./tokenize.ts";
 // Refreshing is async (glob + stat, re-reading only files whose size or mtime changed);
 // searching is synchronous and touches no disk.
 
-const log = getLogger("ethos-context.memory");
+// Looked up on each use, so a test (or operator) redirecting log output is honoured.
+const log = () => getLogger("ethos-context.memory");
 const CACHE_VERSION = 2;
 
 export type MemoryIndexOptions = {
@@ -120,12 +122,13 @@ export class MemoryIndex {
       documentFrequency: (term) => this.documentFrequency.get(term) ?? 0,
     };
     const ranked: RetrievedMemory[] = [];
+    const now = new Date();
     for (const candidate of candidates) {
       const chunk = this.chunksById.get(String(candidate.id));
       const scoring = this.scoring.get(String(candidate.id));
       if (!chunk || !scoring) continue;
       const relevance = calibratedScore(queryTerms, scoring, stats);
-      const score = applyMemoryConfidence(relevance, chunk.confidence);
+      const score = applyMemoryConfidence(relevance, rankingWeight(chunk, now));
       if (score <= 0) continue;
       const memory: RetrievedMemory = {
         id: chunk.id,
@@ -176,7 +179,7 @@ export class MemoryIndex {
         if (stat.size > this.options.maxFileBytes) {
           if (!this.warnedLargeFiles.has(rel)) {
             this.warnedLargeFiles.add(rel);
-            log.warn({ file: rel, size: stat.size, maxFileBytes: this.options.maxFileBytes }, "memory file too large, not indexed");
+            log().warn({ file: rel, size: stat.size, maxFileBytes: this.options.maxFileBytes }, "memory file too large, not indexed");
           }
           stats.filesSkipped++;
           continue;
@@ -267,16 +270,31 @@ export class MemoryIndex {
           staleThresholdSeconds: 30,
         });
       } catch (error) {
-        log.warn({ cacheFile, err: (error as Error).message }, "memory index cache not saved");
+        log().warn({ cacheFile, err: (error as Error).message }, "memory index cache not saved");
       }
     });
   }
 }
 
+const HTML_COMMENT = /<!--[\s\S]*?-->/g;
+
+/**
+ * Confidence metadata of a chunk (spec 004 §8): inline `<!-- confidence: … source: … -->` entries
+ * through the hygiene scorer, else a front-matter `confidence`, else none (neutral).
+ */
+function rankingWeight(chunk: MemoryChunk, now: Date): number | undefined {
+  if (chunk.text.includes("<!--") || chunk.text.includes("#correction")) {
+    const weight = chunkRankingMultiplier(chunk.text, now);
+    if (weight !== 1) return weight;
+  }
+  return chunk.confidence;
+}
+
 function indexChunks(raw: string, rel: string, maxChunkChars: number): IndexedChunk[] {
   return chunkMarkdown(raw, rel, { maxChunkChars }).map((chunk) => ({
     ...chunk,
-    terms: analyzeText(chunk.text),
+    // Metadata comments are invisible in rendered markdown: not searchable words.
+    terms: analyzeText(chunk.text.replace(HTML_COMMENT, " ")),
     headingTerms: analyzeText(chunk.headingPath.join(" ")),
   }));
 }
@@ -286,7 +304,7 @@ function resolveCacheFile(spec: MemorySourceSpec, cacheDir: string | false | und
   let dir = cacheDir ?? defaultIndexCacheDir();
   if (isInside(dir, spec.rootDir)) {
     // A cache inside the memory root could be picked up by the host's own memory indexer.
-    log.warn({ cacheDir: dir, rootDir: spec.rootDir }, "index cache dir is inside the memory root, using the default location");
+    log().warn({ cacheDir: dir, rootDir: spec.rootDir }, "index cache dir is inside the memory root, using the default location");
     dir = defaultIndexCacheDir();
     if (isInside(dir, spec.rootDir)) return undefined;
   }

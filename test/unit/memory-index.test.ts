@@ -1,0 +1,137 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { setLogDestination } from "../../src/core/log.ts";
+import { MemoryIndex, buildMemoryIndex } from "../../src/memory/memory-index.ts";
+import { folderMemorySources, workspaceMemorySources } from "../../src/memory/sources.ts";
+
+const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), "memory-index-"));
+let ws: string;
+let cacheDir: string;
+let logLines: string[] = [];
+
+function write(rel: string, content: string, mtime?: Date) {
+  const file = path.join(ws, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+  if (mtime) fs.utimesSync(file, mtime, mtime);
+}
+
+beforeEach(() => {
+  ws = fs.mkdtempSync(path.join(tmpRoot, "ws-"));
+  cacheDir = fs.mkdtempSync(path.join(tmpRoot, "cache-"));
+  logLines = [];
+  setLogDestination(new Writable({ write: (chunk, _enc, cb) => (logLines.push(String(chunk)), cb()) }) as never);
+  write("MEMORY.md", "# Memory\n- Jeff's favourite coffee is a cortado.\n- Jeff lives in Oakland.\n");
+  write("memory/2026-02-22.md", "## Personal\nJeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.\n");
+  write("memory/2026-02-21.md", "## Done\n- Drafted the Harbor Books kickoff brief.\n");
+});
+afterEach(() => setLogDestination(undefined));
+afterAll(() => fs.rmSync(tmpRoot, { recursive: true, force: true }));
+
+describe("MemoryIndex", () => {
+  it("indexes MEMORY.md and memory/*.md and ranks the relevant chunk first, with file, headings and date", async () => {
+    const index = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
+    const [top] = index.search("What is my sailboat named and where is it moored?", 3);
+    expect(top.text).toBe("Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.");
+    expect(top.file).toBe("memory/2026-02-22.md");
+    expect(top.headingPath).toEqual(["Personal"]);
+    expect(top.date).toBe("2026-02-22");
+    expect(top.score).toBeGreaterThanOrEqual(0.75);
+    expect(top.score).toBeLessThanOrEqual(1);
+  });
+
+  it("never indexes ETHOS_CONTEXT.md, even when an extra glob matches it, and honours extra globs", async () => {
+    write("ETHOS_CONTEXT.md", "1. **[2026-02-22]** zebra unicorn fact *(score: 0.9)*\n");
+    write("notes/zebra.md", "A zebra unicorn sighting in the notes folder.\n");
+    const index = await buildMemoryIndex(workspaceMemorySources(ws, ["*.md", "notes/**/*.md", "../outside/*.md", "/etc/*.md"]), { cacheDir: false });
+    const files = index.search("zebra unicorn", 5).map((r) => r.file);
+    expect(files).toEqual(["notes/zebra.md"]);
+  });
+
+  it("survives regex metacharacters in queries", async () => {
+    write("memory/2026-03-01.md", "We migrated the c++ build (cmake) to [bazel] at $HOME/src.\n");
+    const index = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
+    for (const q of ["c++ (cmake)? [bazel]* $HOME/src", ".*+?^${}()|[]\\", "(((", "[a-", "\\d+$"]) {
+      expect(() => index.search(q, 3)).not.toThrow();
+    }
+    expect(index.search("c++ (cmake)? [bazel]*", 3)[0]?.text).toContain("bazel");
+    expect(index.search(".*+?^${}()|[]\\", 3)).toEqual([]);
+  });
+
+  it("skips files over maxFileBytes with one warning", async () => {
+    write("memory/huge.md", "sailboat ".repeat(500));
+    const index = new MemoryIndex(workspaceMemorySources(ws), { cacheDir: false, maxFileBytes: 1024 });
+    const first = await index.refresh();
+    await index.refresh();
+    expect(first.filesSkipped).toBe(1);
+    expect(index.search("sailboat", 5).map((r) => r.file)).not.toContain("memory/huge.md");
+    expect(logLines.filter((l) => l.includes("memory file too large"))).toHaveLength(1);
+  });
+
+  it("applies inline confidence metadata in ranking", async () => {
+    write("memory/2026-04-01.md", "- Jeff's tea preference is oolong. <!-- confidence: 0.2 source: inferred last: 2026-04-01 -->\n- Jeff's tea preference is sencha.\n");
+    const index = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
+    const [first, second] = index.search("Jeff tea preference", 2);
+    expect(first.text).toContain("sencha");
+    expect(second.text).toContain("oolong");
+    expect(second.score).toBeLessThan(first.score);
+  });
+});
+
+describe("persistent index cache (path + size + mtime)", () => {
+  it("cold build reads every file; a new process with the cache re-reads nothing", async () => {
+    const cold = await new MemoryIndex(workspaceMemorySources(ws), { cacheDir }).refresh();
+    expect(cold).toMatchObject({ files: 3, filesRead: 3, filesReused: 0 });
+    const first = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
+    await first.refresh();
+    await first.whenSaved();
+    expect(fs.readdirSync(cacheDir).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+
+    const warm = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
+    const stats = await warm.refresh();
+    expect(stats).toMatchObject({ files: 3, filesRead: 0, filesReused: 3 });
+    expect(warm.search("sailboat moored", 1)[0]?.text).toContain("Halcyon Drift");
+  });
+
+  it("re-reads only the changed file, drops removed files, and persists the change", async () => {
+    const index = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
+    await index.refresh();
+    write("memory/2026-02-22.md", "## Personal\nThe sailboat was renamed Blue Heron.\n", new Date(Date.now() + 5000));
+    fs.rmSync(path.join(ws, "memory/2026-02-21.md"));
+    const stats = await index.refresh();
+    expect(stats).toMatchObject({ files: 2, filesRead: 1, filesReused: 1, changed: true });
+    expect(index.search("sailboat renamed", 1)[0]?.text).toContain("Blue Heron");
+    expect(index.search("Harbor Books kickoff", 3)).toEqual([]);
+    await index.whenSaved();
+
+    const restarted = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
+    expect(await restarted.refresh()).toMatchObject({ filesRead: 0, filesReused: 2 });
+  });
+
+  it("ignores a corrupt cache file and rebuilds it", async () => {
+    const index = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
+    await index.refresh();
+    await index.whenSaved();
+    const [cacheFile] = fs.readdirSync(cacheDir).filter((f) => f.endsWith(".json"));
+    fs.writeFileSync(path.join(cacheDir, cacheFile), "{not json");
+    const again = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
+    expect(await again.refresh()).toMatchObject({ filesRead: 3 });
+    await again.whenSaved();
+    expect(() => JSON.parse(fs.readFileSync(path.join(cacheDir, cacheFile), "utf8"))).not.toThrow();
+  });
+
+  it("refuses a cache folder inside the memory root", () => {
+    const index = new MemoryIndex(folderMemorySources(ws), { cacheDir: path.join(ws, "memory", ".cache") });
+    expect(index.cacheFile === undefined || !index.cacheFile.startsWith(ws)).toBe(true);
+    expect(logLines.some((l) => l.includes("inside the memory root"))).toBe(true);
+  });
+
+  it("shares one refresh between concurrent callers", async () => {
+    const index = new MemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
+    const [a, b] = await Promise.all([index.refresh(), index.refresh()]);
+    expect(a).toBe(b);
+  });
+});
