@@ -6,7 +6,7 @@ import type { BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts"
 import type { SessionClassification } from "../session/types.ts";
 import { estimateInjection, MIN_BOOTSTRAP_FILE_BUDGET_CHARS, resolveBootstrapLimits } from "./budget.ts";
 import type { BootstrapLimits } from "./budget.ts";
-import { hostDroppedNames, resolveHostVersion } from "./host-filters.ts";
+import { hostDroppedNames, hostVersionFor } from "./host-filters.ts";
 import { ALWAYS_KEPT, fileSetFor } from "./policy.ts";
 import type { BootstrapPolicy } from "./policy.ts";
 import { readWorkspaceFile } from "./workspace-read.ts";
@@ -114,7 +114,7 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
   }
 
   const files = [...(kept as BootstrapFileRecord[]), ...added];
-  const hostVersion = resolveHostVersion(policy.hostVersion);
+  const hostVersion = hostVersionFor(policy.hostVersion, input.cfg);
   const decision: BootstrapDecision = {
     sessionType: classification.type,
     rule: classification.rule,

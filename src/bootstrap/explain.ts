@@ -10,7 +10,7 @@ import { applyBootstrapPolicy } from "./apply.ts";
 import type { BootstrapDecision } from "./apply.ts";
 import { estimateInjection, resolveBootstrapLimits } from "./budget.ts";
 import type { BootstrapLimits } from "./budget.ts";
-import { CORE_BOOTSTRAP_FILES, hostDroppedNames, hostPreHookNames, resolveHostVersion } from "./host-filters.ts";
+import { CORE_BOOTSTRAP_FILES, hostDroppedNames, hostPreHookNames, hostVersionFor } from "./host-filters.ts";
 import { sessionContextFor } from "./run.ts";
 import { readWorkspaceFile } from "./workspace-read.ts";
 
@@ -113,7 +113,7 @@ export async function explainWorkspace(options: ExplainOptions): Promise<Explana
   const { policy, owners, mainKeys } = sessionContextFor(options.cfg);
   // Without configured owners, a sample owner id stands in so PRIVATE_DM can be shown.
   const ownerIds = owners.ids.size > 0 ? owners.ids : new Set([SAMPLE_OWNER_ID]);
-  const hostVersion = resolveHostVersion(policy.hostVersion);
+  const hostVersion = hostVersionFor(policy.hostVersion, options.cfg);
   const keys = options.sessionKey
     ? [options.sessionKey]
     : SESSION_TYPES.map((type) => sampleSessionKeys([...ownerIds][0])[type]);

@@ -57,6 +57,16 @@ export function resolveHostVersion(version: string | undefined): string {
   return candidates[candidates.length - 1] ?? KNOWN_HOST_VERSIONS[0];
 }
 
+/**
+ * The host version to assume: the operator's `hostVersion`, else `meta.lastTouchedVersion` (the
+ * OpenClaw version that last wrote openclaw.json), else the newest known row.
+ */
+export function hostVersionFor(configured: string | undefined, cfg: Record<string, unknown> | undefined): string {
+  const meta = cfg?.meta;
+  const touched = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>).lastTouchedVersion : undefined;
+  return resolveHostVersion(configured ?? (typeof touched === "string" ? touched : undefined));
+}
+
 export type HostSessionKind = "subagent" | "cron" | "group" | "direct";
 
 /**

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyBootstrapPolicy } from "../../src/bootstrap/apply.ts";
 import { estimateInjection, resolveBootstrapLimits } from "../../src/bootstrap/budget.ts";
-import { hostDroppedNames } from "../../src/bootstrap/host-filters.ts";
+import { hostDroppedNames, hostVersionFor } from "../../src/bootstrap/host-filters.ts";
 import { DEFAULT_POLICY, resolveBootstrapPolicy } from "../../src/bootstrap/policy.ts";
 import { readWorkspaceFile } from "../../src/bootstrap/workspace-read.ts";
 import type { BootstrapFileRecord } from "../../src/openclaw/events.ts";
@@ -219,6 +219,13 @@ describe("host filters", () => {
     for (const key of ["agent:main:acp:x", "agent:main:hook:x", "agent:main:main:heartbeat"]) {
       expect(hostDroppedNames(recs(["SOUL.md", "HEARTBEAT.md"]), classify(key), "/w")).toEqual([]);
     }
+  });
+  it("picks the host version from config, then meta.lastTouchedVersion, then the newest known", () => {
+    expect(hostVersionFor("2026.3.13", { meta: { lastTouchedVersion: "2026.9.6" } })).toBe("2026.3.13");
+    expect(hostVersionFor(undefined, { meta: { lastTouchedVersion: "2026.4.1" } })).toBe("2026.3.13");
+    expect(hostVersionFor(undefined, { meta: { lastTouchedVersion: "2027.1.1" } })).toBe("2026.9.6");
+    expect(hostVersionFor(undefined, undefined)).toBe("2026.9.6");
+    expect(hostVersionFor(undefined, { meta: { lastTouchedVersion: "garbage" } })).toBe("2026.9.6");
   });
   it("groups lose the root MEMORY.md by path, not other files", () => {
     expect(hostDroppedNames(recs(["SOUL.md", "MEMORY.md"]), classify("agent:main:telegram:group:-1"), "/w")).toEqual(["MEMORY.md"]);
