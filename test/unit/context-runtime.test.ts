@@ -1,0 +1,272 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { flushContextFileWrites } from "../../src/context/context-file.ts";
+import { EthosContextRuntime, upsertMemoryRecord } from "../../src/context/runtime.ts";
+import type { RetrieverFactory } from "../../src/context/runtime.ts";
+import type { RetrievedMemory } from "../../src/context/types.ts";
+import { setLogDestination } from "../../src/core/log.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent } from "../../src/openclaw/events.ts";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ethos-runtime-"));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const SAILBOAT: RetrievedMemory = {
+  id: "sailboat",
+  text: "Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.",
+  score: 0.91,
+  date: "2026-02-22",
+  file: "memory/2026-02-22.md",
+  headingPath: ["Personal"],
+  source: "embedded",
+};
+const COFFEE: RetrievedMemory = { ...SAILBOAT, id: "coffee", text: "Jeff's favourite coffee is a cortado.", score: 0.4, date: undefined };
+
+const MAIN = "agent:main:main";
+const GROUP = "agent:main:telegram:group:-100777";
+const SUBAGENT = "agent:main:subagent:0b7c1e0e-1111-4222-8333-944445555666";
+const OWNER_DM = "agent:main:telegram:direct:4242";
+const STRANGER_DM = "agent:main:telegram:direct:9999";
+
+let ws: string;
+let calls: { workspaceDir: string; source: string; query: string }[];
+let results: RetrievedMemory[];
+let pendingSearch: Promise<RetrievedMemory[]> | undefined;
+let hookConfig: Record<string, unknown>;
+let now: number;
+let logs: string[];
+
+const cfg = () => ({ hooks: { internal: { entries: { "ethos-context": hookConfig } } } });
+
+const factory: RetrieverFactory = ({ source, workspaceDir }) => ({
+  label: "workspace memory",
+  async search(query) {
+    calls.push({ workspaceDir, source: source.kind === "group" ? `group:${source.memoryDir}` : "workspace", query });
+    return pendingSearch ?? results;
+  },
+});
+
+function runtime(options: Partial<ConstructorParameters<typeof EthosContextRuntime>[0]> = {}) {
+  return new EthosContextRuntime({ loadOpenClawConfig: cfg, now: () => now, createRetriever: factory, ...options });
+}
+
+function message(sessionKey: string, content: string, messageId = `m${now}`): MessageReceivedEvent {
+  return { type: "message", action: "received", sessionKey, context: { content, messageId, channelId: "webchat" }, messages: [] };
+}
+
+const coreFiles = (): BootstrapFileRecord[] => [
+  { name: "AGENTS.md", path: path.join(ws, "AGENTS.md"), content: "# AGENTS", missing: false },
+  { name: "SOUL.md", path: path.join(ws, "SOUL.md"), content: "# SOUL", missing: false },
+];
+
+function bootstrap(sessionKey: string, files: unknown[] = coreFiles(), workspaceDir = ws): AgentBootstrapEvent {
+  return { type: "agent", action: "bootstrap", sessionKey, context: { workspaceDir, bootstrapFiles: files, cfg: cfg(), sessionKey, agentId: "main" }, messages: [] };
+}
+
+const contextFile = () => fs.readFileSync(path.join(ws, RETRIEVED_MEMORY_RECORD_NAME), "utf8");
+const ourRecords = (files: unknown[] | undefined) => (files ?? []).filter((f) => (f as BootstrapFileRecord).name === RETRIEVED_MEMORY_RECORD_NAME) as BootstrapFileRecord[];
+
+beforeEach(() => {
+  ws = fs.mkdtempSync(path.join(tmp, "ws-"));
+  calls = [];
+  results = [SAILBOAT, COFFEE];
+  pendingSearch = undefined;
+  hookConfig = { scope: { ownerIds: ["4242"] } };
+  now = 1_800_000_000_000;
+  logs = [];
+  setLogDestination(new Writable({ write: (chunk, _e, cb) => (logs.push(String(chunk)), cb()) }) as never);
+});
+afterEach(async () => {
+  await flushContextFileWrites();
+  setLogDestination(undefined);
+  vi.useRealTimers();
+});
+
+describe("same-turn injection", () => {
+  it("message:received then agent:bootstrap injects the memory as an inline record in the same turn", async () => {
+    const rt = runtime();
+    const received = coreFiles();
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called and where is it moored?"));
+    const files = await rt.onAgentBootstrap(bootstrap(MAIN, received));
+    expect(files).toHaveLength(3);
+    expect(received).toHaveLength(2); // the event's array is never mutated in place
+    const [record] = ourRecords(files);
+    expect(record).toMatchObject({ name: "ETHOS_CONTEXT.md", path: path.join(ws, "ETHOS_CONTEXT.md"), missing: false });
+    expect(record.content).toContain("1. **[2026-02-22]** Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito. *(score: 0.91)*");
+    expect(record.content).toMatch(/^<!-- ethos:context ts=\S+Z query_score=0\.91 -->\n## 🧠 Memory Context\n/);
+    await flushContextFileWrites();
+    expect(contextFile()).toBe(record.content);
+  });
+
+  it("starts retrieval on message:received when the workspace is known, else at bootstrap", async () => {
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "first message about my sailboat"));
+    expect(calls).toHaveLength(0); // no bootstrap seen yet: workspace unknown, deferred
+    await rt.onAgentBootstrap(bootstrap(MAIN));
+    expect(calls).toEqual([{ workspaceDir: ws, source: "workspace", query: "first message about my sailboat" }]);
+    now += 10_000;
+    rt.onMessageReceived(message(MAIN, "second message about my coffee"));
+    expect(calls).toHaveLength(2); // started synchronously, before bootstrap
+  });
+
+  it("a run without a user message (heartbeat, agent RPC) gets nothing", async () => {
+    const rt = runtime();
+    expect(await rt.onAgentBootstrap(bootstrap(MAIN))).toBeUndefined();
+    expect(calls).toHaveLength(0);
+  });
+
+  it("times out after awaitTimeoutMs and injects nothing, leaving the files as received", async () => {
+    vi.useFakeTimers();
+    pendingSearch = new Promise(() => {}); // a backend that never answers
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called again?"));
+    let settled: unknown[] | undefined | "pending" = "pending";
+    const done = rt.onAgentBootstrap(bootstrap(MAIN)).then((v) => (settled = v));
+    await vi.advanceTimersByTimeAsync(249);
+    expect(settled).toBe("pending");
+    await vi.advanceTimersByTimeAsync(2);
+    await done;
+    expect(settled).toBeUndefined();
+    vi.useRealTimers();
+    await flushContextFileWrites();
+    expect(contextFile()).toBe("");
+  });
+
+  it("skipped messages inject nothing and write an empty ETHOS_CONTEXT.md", async () => {
+    const rt = runtime();
+    fs.writeFileSync(path.join(ws, "ETHOS_CONTEXT.md"), "stale content from an earlier turn");
+    rt.onMessageReceived(message(MAIN, "ok thx"));
+    expect(await rt.onAgentBootstrap(bootstrap(MAIN))).toBeUndefined();
+    await flushContextFileWrites();
+    expect(contextFile()).toBe("");
+    expect(calls).toHaveLength(0);
+  });
+
+  it("nothing over the gate: no record, empty file", async () => {
+    results = [{ ...COFFEE, score: 0.3 }];
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called and where is it moored?"));
+    expect(await rt.onAgentBootstrap(bootstrap(MAIN))).toBeUndefined();
+    await flushContextFileWrites();
+    expect(contextFile()).toBe("");
+  });
+});
+
+describe("per-session de-duplication", () => {
+  it("never injects the same memory twice in one session, but does in another session", async () => {
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
+    expect(ourRecords(await rt.onAgentBootstrap(bootstrap(MAIN)))[0].content).toContain("Halcyon Drift");
+    now += 120_000;
+    rt.onMessageReceived(message(MAIN, "Remind me: what's my sailboat called?"));
+    const second = await rt.onAgentBootstrap(bootstrap(MAIN));
+    expect(second).toBeUndefined(); // only the coffee memory left (0.4, alone): below the two-result rule
+    rt.onMessageReceived(message(OWNER_DM, "What's my sailboat called?"));
+    expect(ourRecords(await rt.onAgentBootstrap(bootstrap(OWNER_DM)))[0].content).toContain("Halcyon Drift");
+  });
+
+  it("calling the hook twice for one turn re-injects the same block once, without a duplicate record", async () => {
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
+    const first = await rt.onAgentBootstrap(bootstrap(MAIN));
+    now += 2_000;
+    const again = await rt.onAgentBootstrap(bootstrap(MAIN, first));
+    expect(ourRecords(again)).toHaveLength(1);
+    expect(ourRecords(again)[0].content).toBe(ourRecords(first)[0].content);
+    expect(again).toHaveLength(3);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("debounces a repeated identical message within debounceMs (one retrieval)", async () => {
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?", "a"));
+    await rt.onAgentBootstrap(bootstrap(MAIN));
+    now += 10_000;
+    rt.onMessageReceived(message(MAIN, "and my coffee order?", "b"));
+    now += 100;
+    rt.onMessageReceived(message(MAIN, "and my coffee order?", "c"));
+    expect(calls).toHaveLength(2);
+  });
+});
+
+describe("privacy scope", () => {
+  it("group, subagent and external DM sessions get nothing and trigger no retrieval", async () => {
+    const rt = runtime();
+    for (const key of [GROUP, SUBAGENT, STRANGER_DM]) {
+      rt.onMessageReceived(message(key, "What's my sailboat called and where is it moored?"));
+      expect(await rt.onAgentBootstrap(bootstrap(key))).toBeUndefined();
+    }
+    expect(calls).toHaveLength(0);
+  });
+
+  it("a private DM with the owner gets workspace memories", async () => {
+    const rt = runtime();
+    rt.onMessageReceived(message(OWNER_DM, "What's my sailboat called?"));
+    expect(ourRecords(await rt.onAgentBootstrap(bootstrap(OWNER_DM)))).toHaveLength(1);
+  });
+
+  it("an enabled group searches only its own folder; a folder overlapping the workspace memory is refused", async () => {
+    const groupDir = fs.mkdtempSync(path.join(tmp, "group-"));
+    hookConfig = { scope: { groups: [{ peerId: "-100777", channel: "telegram", memoryDir: groupDir }] } };
+    const rt = runtime();
+    rt.onMessageReceived(message(GROUP, "When is the family picnic this year?"));
+    await rt.onAgentBootstrap(bootstrap(GROUP));
+    expect(calls.map((c) => c.source)).toEqual([`group:${groupDir}`]);
+
+    hookConfig = { scope: { groups: [{ peerId: "-100777", memoryDir: path.join(ws, "memory") }] } };
+    const real = new EthosContextRuntime({ loadOpenClawConfig: cfg, now: () => now });
+    real.onMessageReceived(message(GROUP, "What's my sailboat called and where is it moored?"));
+    expect(await real.onAgentBootstrap(bootstrap(GROUP))).toBeUndefined();
+    expect(logs.some((l) => l.includes("group memoryDir overlaps"))).toBe(true);
+  });
+
+  it("scope.sessionTypes can narrow the default (PRIVATE_DM off)", async () => {
+    hookConfig = { scope: { ownerIds: ["4242"], sessionTypes: ["MAIN_SESSION"] } };
+    const rt = runtime();
+    rt.onMessageReceived(message(OWNER_DM, "What's my sailboat called?"));
+    expect(await rt.onAgentBootstrap(bootstrap(OWNER_DM))).toBeUndefined();
+    expect(calls).toHaveLength(0);
+  });
+});
+
+describe("configuration sources", () => {
+  it("reads the gate from ethos.toml [retrieval].confidence_gate when configured", async () => {
+    const toml = path.join(ws, "ethos.toml");
+    fs.writeFileSync(toml, "[retrieval]\nconfidence_gate = 0.95\n\n[service]\nsocket_path = \"/tmp/x.sock\"\n");
+    hookConfig = { ethos: { configPath: toml } };
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
+    expect(await rt.onAgentBootstrap(bootstrap(MAIN))).toBeUndefined(); // 0.91 < 0.95 gate
+  });
+
+  it("an invalid hook config logs one error naming the key and uses defaults", async () => {
+    hookConfig = { searchTopK: "three" };
+    const rt = runtime();
+    for (let i = 0; i < 3; i++) {
+      now += 120_000;
+      rt.onMessageReceived(message(MAIN, `What's my sailboat called, take ${i}?`));
+      await rt.onAgentBootstrap(bootstrap(MAIN));
+    }
+    const errors = logs.filter((l) => l.includes("invalid config"));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("hooks.internal.entries.ethos-context.searchTopK");
+  });
+});
+
+describe("upsertMemoryRecord (load order with aci-bootstrap)", () => {
+  it("replaces an existing record with our name or path instead of appending a duplicate", () => {
+    const ws2 = "/ws";
+    const ours: BootstrapFileRecord = { name: RETRIEVED_MEMORY_RECORD_NAME, path: "/ws/ETHOS_CONTEXT.md", content: "new", missing: false };
+    const files = [
+      { name: "AGENTS.md", path: "/ws/AGENTS.md", missing: false },
+      { name: RETRIEVED_MEMORY_RECORD_NAME, path: "/ws/ETHOS_CONTEXT.md", content: "old", missing: false },
+      { name: "OTHER.md", path: "ETHOS_CONTEXT.md", content: "dup by relative path", missing: false },
+    ];
+    const out = upsertMemoryRecord(files, ours, ws2);
+    expect(out).toEqual([files[0], ours]);
+    expect(upsertMemoryRecord([files[0]], ours, ws2)).toEqual([files[0], ours]);
+  });
+});
