@@ -18,7 +18,7 @@ import type { WorkspaceReadFailure } from "./workspace-read.ts";
  */
 const NEVER_READ_BY_HOOK = new Set(["USER.md", "MEMORY.md", "IDENTITY.md", "BOOTSTRAP.md"]);
 
-export type SkippedFile = { name: string; reason: WorkspaceReadFailure | "budget" | "private-core-file" | "no-workspace" };
+export type SkippedFile = { name: string; reason: WorkspaceReadFailure | "empty" | "budget" | "private-core-file" | "no-workspace" };
 
 export type BootstrapDecision = {
   sessionType: SessionClassification["type"];
@@ -103,7 +103,11 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
       continue;
     }
     const chars = read.content.trimEnd().length;
-    if (chars === 0) continue;
+    // Core renders nothing for empty content, so an empty file is not worth a record.
+    if (chars === 0) {
+      skipped.push({ name, reason: "empty" });
+      continue;
+    }
     // Core skips every file once fewer than 64 chars remain: don't add what can never be injected.
     if (remaining < MIN_BOOTSTRAP_FILE_BUDGET_CHARS) {
       skipped.push({ name, reason: "budget" });

@@ -68,7 +68,7 @@ export async function runAciBootstrap(event: AgentBootstrapEvent, files: readonl
   const { files: next, decision } = await applyBootstrapPolicy({ files, workspaceDir, classification, policy, cfg, agentId });
 
   for (const skip of decision.skipped) {
-    const level = skip.reason === "missing" || skip.reason === "private-core-file" ? "debug" : "warn";
+    const level = skip.reason === "missing" || skip.reason === "empty" || skip.reason === "private-core-file" ? "debug" : "warn";
     log()[level]({ file: skip.name, reason: skip.reason }, `aci-bootstrap: ${skip.name} not added (${skip.reason})`);
   }
   // The decision log: names and counts only, never contents or peer ids.

@@ -97,6 +97,13 @@ describe("keep, drop and add", () => {
     expect(decision.skipped).toEqual([{ name: "TOOLS_COMPACT.md", reason: "missing" }]);
   });
 
+  it("skips an empty file", async () => {
+    write("TOOLS_COMPACT.md", "  \n\n");
+    const { files, decision } = await applyBootstrapPolicy({ files: coreRecords(["SOUL.md"]), workspaceDir: ws, classification: classify("agent:main:telegram:group:-100"), policy: DEFAULT_POLICY });
+    expect(files.map((f) => f.name)).toEqual(["SOUL.md"]);
+    expect(decision.skipped).toEqual([{ name: "TOOLS_COMPACT.md", reason: "empty" }]);
+  });
+
   it("drops entries that are not records", async () => {
     const incoming = [null, 42, { name: 7 }, ...coreRecords(["SOUL.md"])];
     const { files, decision } = await applyBootstrapPolicy({ files: incoming, workspaceDir: ws, classification: classify("agent:main:telegram:group:-100"), policy: DEFAULT_POLICY });
