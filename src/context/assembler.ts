@@ -9,6 +9,9 @@ import type { HygieneConfig } from "../hygiene/config.ts";
 //  2. Stealing. In priority order, a slot that needs more takes budget from lower-priority slots,
 //     lowest priority first: first their spare budget (budget they do not need), then budget they
 //     use. So a higher-priority slot only ever goes short once every lower slot is empty.
+//     (Option `stealing: "spare-only"` moves only spare budget; see AssemblerInput.) Then budget
+//     still unused anywhere (say a higher slot with little content) goes to the slots still short,
+//     in priority order.
 //  3. Fitting. The cap is min(context_budget_tokens, model_context_window − headroom_reserve_tokens
 //     − system_prompt_tokens). While the claims exceed it, cut from slot 8 up to slot 1.
 //  4. Rendering. Each slot fills its allocation item by item, in its order (corrections ordered by
@@ -106,6 +109,12 @@ export type AssemblerInput = {
   systemPromptTokens?: number;
   /** Needed for the recent-memory window; items without a timestamp are always kept. */
   now?: Date;
+  /**
+   * "spare-then-used" (default, spec §6): strict priority, a higher slot may take budget a lower
+   * slot is using. "spare-only": slots keep their own budget and only unused budget moves, for
+   * callers that want slots to share a small ceiling (see hygiene/memory-block.ts).
+   */
+  stealing?: "spare-then-used" | "spare-only";
 };
 
 export type StealRecord = { from: SlotName; tokens: number; spare: boolean };
@@ -216,7 +225,7 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
 
   // 2. Stealing, in priority order, from the lowest-priority slot first: spare budget, then used budget.
   for (let i = 0; i < SLOTS.length; i++) {
-    for (const spareOnly of [true, false]) {
+    for (const spareOnly of input.stealing === "spare-only" ? [true] : [true, false]) {
       for (let j = SLOTS.length - 1; j > i && claim[i] < demand[i]; j--) {
         const takeable = spareOnly ? available[j] - claim[j] : claim[j];
         const take = Math.min(takeable, demand[i] - claim[i]);
@@ -228,6 +237,20 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
         stolen[i].push({ from: SLOTS[j], tokens: take, spare: spareOnly });
         decisions.push(`${SLOTS[i]} needs ${demand[i]} > budget ${budget[i]}: took ${take} ${spareOnly ? "spare" : "in-use"} tokens from ${SLOTS[j]}`);
       }
+    }
+  }
+
+  // 2b. Budget still unused anywhere (e.g. a higher slot with little content) goes to slots still
+  //     short, in priority order, so a short slot is never starved next to idle budget.
+  for (let i = 0; i < SLOTS.length; i++) {
+    for (let j = SLOTS.length - 1; j >= 0 && claim[i] < demand[i]; j--) {
+      const take = j === i ? 0 : Math.min(available[j] - claim[j], demand[i] - claim[i]);
+      if (take <= 0) continue;
+      available[j] -= take;
+      available[i] += take;
+      claim[i] += take;
+      stolen[i].push({ from: SLOTS[j], tokens: take, spare: true });
+      decisions.push(`${SLOTS[i]} needs ${demand[i]} > budget ${budget[i]}: took ${take} unused tokens from ${SLOTS[j]}`);
     }
   }
 

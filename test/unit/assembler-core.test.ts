@@ -147,10 +147,10 @@ const inputArb: fc.Arbitrary<AssemblerInput> = fc.record({
 });
 
 describe("assembleContext: properties", () => {
-  it("the output never exceeds the budget", () => {
+  it("the output never exceeds the budget (either stealing mode)", () => {
     fc.assert(
-      fc.property(inputArb, (input) => {
-        const result = assembleContext(input);
+      fc.property(inputArb, fc.constantFrom("spare-then-used" as const, "spare-only" as const), (input, stealing) => {
+        const result = assembleContext({ ...input, stealing });
         expect(estimateTokens(result.text)).toBeLessThanOrEqual(result.cap);
         expect(result.cap).toBeLessThanOrEqual(input.config!.context_budget_tokens);
         expect(result.cap).toBeLessThanOrEqual(Math.max(0, input.modelContextWindow - input.config!.headroom_reserve_tokens - input.systemPromptTokens!));
@@ -199,5 +199,21 @@ describe("assembleContext: properties", () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("assembleContext: spare-only stealing", () => {
+  it("a higher slot takes only unused budget, so a lower slot keeps its own share", () => {
+    const config = { ...HYGIENE_CONFIG_DEFAULTS, context_budget_tokens: 400, corrections_tokens: 100, recent_memory_tokens: 150, semantic_recall_tokens: 150, identity_tokens: 0, user_profile_tokens: 0, crm_tokens: 0, longterm_memory_tokens: 0 };
+    const slots = {
+      recent_memory: { items: Array.from({ length: 10 }, (_, i) => item(`r${i}`, 200)) }, // wants ~500
+      semantic_recall: { items: [item("h1", 200), item("h2", 200)] }, // wants ~110
+    };
+    const strict = assembleContext({ config, slots, modelContextWindow: 100_000 });
+    const shared = assembleContext({ config, slots, modelContextWindow: 100_000, stealing: "spare-only" });
+    expect(strict.slots.find((s) => s.slot === "semantic_recall")!.itemsKept).toBe(0);
+    expect(shared.slots.find((s) => s.slot === "semantic_recall")!.itemsKept).toBe(2);
+    // recent memory still gets the unused corrections budget
+    expect(shared.slots.find((s) => s.slot === "recent_memory")!.stolen.map((s) => s.from)).toContain("corrections");
   });
 });
