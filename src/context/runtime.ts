@@ -152,6 +152,9 @@ export class EthosContextRuntime {
 
     const now = this.now();
     const prepared = prepareQuery(event.context.content, config);
+    // A slash command (`/context list`, `/status`) is not a turn about anything: leave the
+    // session's turn state alone, so `/context` still reports the last turn's memory record.
+    if (prepared.skip === "command") return;
     const state = this.sessions.get(sessionKey);
     const previous = state.pending;
     if (!prepared.skip && previous && !previous.skip && previous.query === prepared.query && now - previous.receivedAt < config.debounceMs) {

@@ -145,6 +145,18 @@ describe("same-turn injection", () => {
     expect(calls).toHaveLength(0);
   });
 
+  it("a slash command (/context list) keeps the last turn's record instead of clearing it", async () => {
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
+    const first = await rt.onAgentBootstrap(bootstrap(MAIN));
+    now += 5_000;
+    rt.onMessageReceived(message(MAIN, "/context list"));
+    const report = await rt.onAgentBootstrap(bootstrap(MAIN));
+    expect(ourRecords(report)[0].content).toBe(ourRecords(first)[0].content);
+    await flushContextFileWrites();
+    expect(contextFile()).toBe(ourRecords(first)[0].content);
+  });
+
   it("nothing over the gate: no record, empty file", async () => {
     results = [{ ...COFFEE, score: 0.3 }];
     const rt = runtime();
