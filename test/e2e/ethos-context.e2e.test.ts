@@ -1,0 +1,72 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway } from "./gateway.ts";
+import type { Gateway } from "./gateway.ts";
+import { OPENCLAW_TARGETS } from "./versions.ts";
+
+// Same-turn memory injection on a real gateway: a `chat.send` about a fact that lives only in
+// memory/2026-02-22.md (core never loads daily memory files into the prompt) must put that fact
+// into the system prompt of THAT turn, through the ethos-context record. A group session and a
+// subagent session asking the same thing must get nothing.
+
+const FACT = "Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.";
+// Three phrasings with the same search terms (sailboat, moor, name), none a substring of another,
+// so the mock model can match each request by its text.
+const MAIN_QUESTION = "What is my sailboat named, and where is it moored?";
+const GROUP_QUESTION = "Where is my sailboat moored, and what is it named?";
+const SUBAGENT_QUESTION = "Remind me where my sailboat is moored and what it is named.";
+
+/** The body of the `## <path>` section a record renders as in "# Project Context", or undefined. */
+function projectContextSection(systemPrompt: string, recordPath: string): string | undefined {
+  const heading = `## ${recordPath}\n`;
+  const start = systemPrompt.indexOf(heading);
+  if (start === -1) return undefined;
+  const rest = systemPrompt.slice(start + heading.length);
+  const next = rest.search(/\n## |\n<!-- \/openclaw:attempt/);
+  return next === -1 ? rest : rest.slice(0, next);
+}
+
+describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("ethos-context on OpenClaw %s", (_label, version) => {
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      version,
+      hooks: { "ethos-context": { enabled: true }, "aci-bootstrap": { enabled: true } },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it("puts the memory fact into the system prompt of the same turn (main session, chat.send)", async () => {
+    const turn = await gateway.chatSend("agent:main:main", MAIN_QUESTION);
+    const recordPath = path.join(gateway.workspaceDir, "ETHOS_CONTEXT.md");
+    const section = projectContextSection(turn.systemPrompt, recordPath);
+    expect(section, `no "## ${recordPath}" section in the system prompt`).toBeDefined();
+    expect(section).toContain("<!-- ethos:context ts=");
+    expect(section).toContain("## 🧠 Memory Context");
+    expect(section).toContain(`**[2026-02-22]** ${FACT}`);
+    // Observability copy on disk: same block, written in the background.
+    const deadline = Date.now() + 5_000;
+    const written = () => fs.existsSync(recordPath) && fs.readFileSync(recordPath, "utf8").includes(FACT);
+    while (!written() && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(fs.readFileSync(recordPath, "utf8")).toContain(FACT);
+  });
+
+  it("a group session asking the same thing gets nothing", async () => {
+    const turn = await gateway.chatSend("agent:main:telegram:group:-1009876543210", GROUP_QUESTION);
+    expect(turn.systemPrompt).not.toContain("Halcyon Drift");
+    expect(turn.systemPrompt).not.toContain("ethos:context");
+  });
+
+  it("a subagent session asking the same thing gets nothing", async () => {
+    const turn = await gateway.chatSend(`agent:main:subagent:${crypto.randomUUID()}`, SUBAGENT_QUESTION);
+    expect(turn.systemPrompt).not.toContain("Halcyon Drift");
+    expect(turn.systemPrompt).not.toContain("ethos:context");
+  });
+});
