@@ -128,7 +128,8 @@ async function placeInWorkspace(params: InstallParams): Promise<void> {
     const missing = await missingDependencies(params.bundleRoot);
     if (missing.length > 0) {
       params.log(`installing runtime dependencies in ${params.bundleRoot} (missing: ${missing.join(", ")})`);
-      const npm = await run("npm", ["install", "--omit=dev", "--no-audit", "--no-fund"], params.bundleRoot);
+      // A full install: this is the checkout itself, and --omit=dev would prune its dev tools.
+      const npm = await run("npm", ["install", "--no-audit", "--no-fund"], params.bundleRoot);
       if (npm.code !== 0) throw new Error(`npm install failed in ${params.bundleRoot}: ${npm.output.slice(-500)}`);
     }
     return;

@@ -8,13 +8,13 @@ const TSX_CLI = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 
 export type ScriptResult = { code: number; stdout: string; stderr: string };
 
-export function runOpsScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ScriptResult> {
+export function runOpsScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<ScriptResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [TSX_CLI, path.join(REPO_ROOT, "scripts", script), ...args],
       // No openclaw CLI from the developer's PATH leaks in unless a test puts one there.
-      { env: { ...process.env, OPENCLAW_CLI: "", PATH: "/usr/bin:/bin", OPENCLAW_CONTEXT_LOG_LEVEL: "error", ...env }, timeout: 60_000, maxBuffer: 32 * 1024 * 1024 },
+      { env: { ...process.env, OPENCLAW_CLI: "", PATH: "/usr/bin:/bin", OPENCLAW_CONTEXT_LOG_LEVEL: "error", ...env }, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
