@@ -85,11 +85,16 @@ export function parseOwner(text: string): LockOwner | null {
 
 /** Who holds (or last held, if it crashed) the lock on `file`; null when nobody does. */
 export async function readLockOwner(file: string): Promise<LockOwner | null> {
-  try {
-    return parseOwner(await fs.readFile(ownerPathFor(file), "utf8"));
-  } catch {
-    return null;
+  // Our sidecar, else a spec-format lock file written by someone else's script.
+  for (const candidate of [ownerPathFor(file), lockPathFor(file)]) {
+    try {
+      const owner = parseOwner(await fs.readFile(candidate, "utf8"));
+      if (owner) return owner;
+    } catch {
+      // missing, or the lock is a directory
+    }
   }
+  return null;
 }
 
 /** Is `<file>.lock` present and fresh (held by a live process)? */
@@ -122,19 +127,37 @@ async function waitForInProcessTurn(key: string): Promise<() => void> {
   };
 }
 
-async function warnIfStale(file: string, thresholdMs: number): Promise<void> {
+/**
+ * Look at an existing `<file>.lock` before an attempt. A stale one gets the §4.1 warning (and is
+ * then overridden by proper-lockfile). A plain *file* there is a lock in the spec's own format
+ * (PID/AGENT/TIMESTAMP lines, e.g. from an operator's shell script): it is honoured while fresh,
+ * judged by its TIMESTAMP (else its mtime), and removed here when stale, since proper-lockfile
+ * only knows how to remove directories.
+ */
+async function inspectExistingLock(file: string, thresholdMs: number): Promise<void> {
+  const lockPath = lockPathFor(file);
+  let stat;
   try {
-    const stat = await fs.stat(lockPathFor(file));
-    const ageMs = Date.now() - stat.mtimeMs;
-    if (ageMs <= thresholdMs) return;
-    const owner = await readLockOwner(file);
-    log().warn(
-      { file, lockAgeSeconds: Math.round(ageMs / 1000), ownerPid: owner?.pid, ownerAgent: owner?.agent },
-      `Stale lock detected from ${owner?.agent ?? "unknown agent"} at ${owner?.timestamp ?? new Date(stat.mtimeMs).toISOString()}, overriding`,
-    );
+    stat = await fs.stat(lockPath);
   } catch {
-    // no lock directory: nothing to warn about
+    return; // no lock: nothing to do
   }
+  let owner: LockOwner | null;
+  let since = stat.mtimeMs;
+  if (stat.isFile()) {
+    owner = parseOwner(await fs.readFile(lockPath, "utf8").catch(() => ""));
+    const stamped = owner ? Date.parse(owner.timestamp) : Number.NaN;
+    if (Number.isFinite(stamped)) since = stamped;
+  } else {
+    owner = await readLockOwner(file);
+  }
+  const ageMs = Date.now() - since;
+  if (ageMs <= thresholdMs) return;
+  log().warn(
+    { file, lockAgeSeconds: Math.round(ageMs / 1000), ownerPid: owner?.pid, ownerAgent: owner?.agent },
+    `Stale lock detected from ${owner?.agent ?? "unknown agent"} at ${owner?.timestamp ?? new Date(since).toISOString()}, overriding`,
+  );
+  if (stat.isFile()) await fs.rm(lockPath, { force: true });
 }
 
 async function acquire(file: string, options: LockOptions): Promise<() => Promise<void>> {
@@ -143,7 +166,7 @@ async function acquire(file: string, options: LockOptions): Promise<() => Promis
   const stale = staleMs(options);
   await fs.mkdir(path.dirname(file), { recursive: true });
   for (let attempt = 1; ; attempt++) {
-    await warnIfStale(file, stale);
+    await inspectExistingLock(file, stale);
     try {
       return await lockfile.lock(file, {
         realpath: false,
@@ -155,7 +178,10 @@ async function acquire(file: string, options: LockOptions): Promise<() => Promis
         onCompromised: (error) => log().error({ file, error: error.message }, "lock compromised while held"),
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+      // ENOTDIR: a spec-format lock *file* that proper-lockfile judged stale by mtime while its
+      // TIMESTAMP says fresh; treat it as held.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ELOCKED" && code !== "ENOTDIR") throw error;
       if (attempt >= attempts) {
         const owner = await readLockOwner(file);
         log().error({ file, attempts, ownerPid: owner?.pid, ownerAgent: owner?.agent }, `Failed to acquire lock for ${file} after ${attempts} attempts`);

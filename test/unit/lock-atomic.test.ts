@@ -174,3 +174,25 @@ describe("locked appends and read-modify-write", () => {
     expect(ok).toMatchObject({ written: true, hashAfter: contentHash("v3\n") });
   });
 });
+
+describe("interop with spec-format lock files (operator shell scripts)", () => {
+  const specLock = (pid: number, at: Date) => `PID: ${pid}\nAGENT: backup.sh\nTIMESTAMP: ${at.toISOString()}\n`;
+
+  it("a fresh PID/AGENT/TIMESTAMP lock file is honoured and its owner reported", async () => {
+    const file = path.join(dir, "MEMORY.md");
+    fs.writeFileSync(lockPathFor(file), specLock(4242, new Date()));
+    const attempt = withFileLock(file, async () => "no", fast);
+    await expect(attempt).rejects.toMatchObject({ code: "ELOCKUNAVAILABLE", owner: { pid: 4242, agent: "backup.sh" } });
+    expect(fs.readFileSync(lockPathFor(file), "utf8")).toContain("PID: 4242");
+  });
+
+  it("a lock file whose TIMESTAMP is older than the threshold is overridden with a warning", async () => {
+    const lines: string[] = [];
+    setLogDestination({ write: (line: string) => void lines.push(line) });
+    const file = path.join(dir, "MEMORY.md");
+    fs.writeFileSync(lockPathFor(file), specLock(4242, new Date(Date.now() - 2 * 3600_000)));
+    await expect(withFileLock(file, async () => "yes", fast)).resolves.toBe("yes");
+    expect(lines.some((l) => l.includes("Stale lock detected from backup.sh"))).toBe(true);
+    expect(names()).toEqual([]);
+  });
+});
