@@ -1,0 +1,433 @@
+// Boots a real OpenClaw gateway for one pinned version in a throwaway state dir, config and
+// HOME, with a copy of a sample workspace, the mock model, our hook pack installed the way a
+// user installs it, and the e2e probe hook. Every wait is bounded; stop() (and process exit)
+// kills everything this module started, by process group id.
+import { execFile, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureInstalled } from "./install.ts";
+import type { InstalledTarget } from "./install.ts";
+import { startMockModel } from "./mock-model.ts";
+import type { MockModel, RecordedRequest } from "./mock-model.ts";
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const PROBE_PACK_DIR = path.join(REPO_ROOT, "test", "e2e", "probe-hook");
+export const SAMPLE_WORKSPACE = path.join(REPO_ROOT, "fixtures", "workspace");
+export const GATEWAY_TOKEN = "e2e-gateway-token";
+
+const READY_TIMEOUT_MS = 90_000;
+const CLI_TIMEOUT_MS = 120_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+export type HookEntries = Record<string, Record<string, unknown>>;
+
+export type StartGatewayOptions = {
+  /** A pinned OpenClaw version from versions.ts, e.g. "2026.9.6". */
+  version: string;
+  /** Merged into `hooks.internal.entries` (e.g. `{ "aci-bootstrap": { enabled: true, ownerIds: ["42"] } }`). */
+  hooks?: HookEntries;
+  /** Install our hook pack (the repo) into the gateway. Default true. */
+  installPack?: boolean;
+  /** Workspace to copy (default fixtures/workspace). The gateway works on the copy. */
+  workspace?: string;
+  /** Extra files written into the workspace copy, relative path → content. */
+  workspaceFiles?: Record<string, string>;
+  /** Deep-merged into openclaw.json last. */
+  config?: Record<string, unknown>;
+  /** Extra environment for the gateway process. */
+  env?: NodeJS.ProcessEnv;
+  /** Echo gateway output to this process's stderr (debugging). */
+  verbose?: boolean;
+};
+
+export type TurnResult = {
+  sessionKey: string;
+  /** The unique text sent; the mock request is matched by it. */
+  text: string;
+  request: RecordedRequest;
+  systemPrompt: string;
+  /** Parsed `--json` output of the CLI command, when it printed JSON. */
+  cliJson?: unknown;
+};
+
+export type ProbeEvent = Record<string, unknown> & { seq: number; t: number; event: string; sessionKey?: string };
+
+export type Gateway = {
+  version: string;
+  installed: InstalledTarget;
+  port: number;
+  root: string;
+  stateDir: string;
+  configPath: string;
+  home: string;
+  workspaceDir: string;
+  model: MockModel;
+  /** How our pack got into the gateway, for the docs/assumptions matrix. */
+  packInstall: string;
+  /** Runs the OpenClaw CLI against this gateway; resolves with stdout (throws on non-zero exit). */
+  cli(args: string[], timeoutMs?: number): Promise<string>;
+  /** `gateway call chat.send` (webchat path, fires message:received), then waits for the model request. */
+  chatSend(sessionKey: string, text?: string, timeoutMs?: number): Promise<TurnResult>;
+  /** Gateway `agent` RPC for any session key (what `openclaw agent --session-key` uses), then finds the model request. */
+  agentTurn(sessionKey: string, text?: string, timeoutMs?: number): Promise<TurnResult>;
+  /** Newest system prompt whose request's last user message contains `needle`. */
+  lastSystemPrompt(needle: string): string | undefined;
+  /** Parsed probe-hook log lines (agent:bootstrap, message:received, probe:mutated). */
+  probeEvents(): ProbeEvent[];
+  /** Gateway stdout+stderr so far. */
+  logs(): string;
+  stop(): Promise<void>;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Process bookkeeping: everything we spawn is a process-group leader, killed on stop and on exit.
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const pid of liveGroups) killGroup(pid, "SIGKILL");
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      for (const pid of liveGroups) killGroup(pid, "SIGKILL");
+      process.exit(130);
+    });
+  }
+}
+
+async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Config and files
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? deepMerge(out[key] as Record<string, unknown>, value) : value;
+  }
+  return out;
+}
+
+function baseConfig(port: number, model: MockModel, workspaceDir: string): Record<string, unknown> {
+  return {
+    gateway: { mode: "local", port, bind: "loopback", auth: { mode: "token", token: GATEWAY_TOKEN } },
+    agents: {
+      defaults: {
+        workspace: workspaceDir,
+        model: { primary: "mock/mock-model" },
+        skipBootstrap: true,
+      },
+    },
+    models: {
+      mode: "merge",
+      providers: {
+        mock: {
+          baseUrl: model.baseUrl,
+          apiKey: "sk-e2e-local",
+          api: "openai-completions",
+          models: [
+            {
+              id: "mock-model",
+              name: "Mock",
+              reasoning: false,
+              input: ["text"],
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+              contextWindow: 128000,
+              maxTokens: 4096,
+            },
+          ],
+        },
+      },
+    },
+    hooks: { internal: { enabled: true, entries: Object.fromEntries(BUNDLED_HOOKS.map((name) => [name, { enabled: false }])) } },
+  };
+}
+
+/**
+ * OpenClaw's bundled hooks. 2026.3.13 registers them all as soon as any managed hook pack is
+ * installed (seen in the gateway log), so the harness turns them off explicitly: the runs then
+ * measure only the host's own bootstrap set plus our hooks.
+ */
+export const BUNDLED_HOOKS = ["boot-md", "bootstrap-extra-files", "command-logger", "session-memory"];
+
+const PACK_COPY_EXCLUDES = new Set(["node_modules", ".git", ".cache", "coverage", ".e2e-work"]);
+
+/**
+ * A clean copy of the repo (what a user gets from a checkout or tarball: no node_modules, no .git),
+ * so `plugins install` copies only the pack and installs its runtime dependencies itself.
+ */
+function stagePack(targetDir: string): { dir: string; missingHooks: string[] } {
+  fs.cpSync(REPO_ROOT, targetDir, {
+    recursive: true,
+    filter: (source) => {
+      const rel = path.relative(REPO_ROOT, source);
+      if (!rel) return true;
+      const first = rel.split(path.sep)[0]!;
+      return !PACK_COPY_EXCLUDES.has(first) && !rel.startsWith(path.join("bench", "results"));
+    },
+  });
+  // A hook listed in the manifest but not written yet would make the whole install fail; the
+  // staged manifest leaves it out and the caller reports it loudly (see missingPackHooks()).
+  const missingHooks = missingPackHooks();
+  if (missingHooks.length) {
+    const manifestPath = path.join(targetDir, "package.json");
+    const manifest = JSON.parse(fs.readFileSync(manifestPath, "utf8")) as { openclaw: { hooks: string[] } };
+    manifest.openclaw.hooks = manifest.openclaw.hooks.filter((hook) => !missingHooks.includes(hook));
+    fs.writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  }
+  return { dir: targetDir, missingHooks };
+}
+
+/** Hooks named in package.json `openclaw.hooks` that have no HOOK.md + handler yet. */
+export function missingPackHooks(): string[] {
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { openclaw?: { hooks?: string[] } };
+  return (manifest.openclaw?.hooks ?? []).filter((hook) => {
+    const dir = path.join(REPO_ROOT, hook);
+    return !fs.existsSync(path.join(dir, "HOOK.md")) || !["handler.ts", "handler.js", "index.ts", "index.js"].some((f) => fs.existsSync(path.join(dir, f)));
+  });
+}
+
+/** sha256 of every file under a directory, by relative path (AC-8: the workspace is unchanged). */
+export function hashTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (current: string) => {
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) out[path.relative(dir, full)] = crypto.createHash("sha256").update(fs.readFileSync(full)).digest("hex");
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function runCli(installed: InstalledTarget, env: NodeJS.ProcessEnv, args: string[], timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      installed.nodeBin,
+      [installed.openclawEntry, ...args],
+      { env, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (child.pid) liveGroups.delete(child.pid);
+        if (error) {
+          reject(new Error(`openclaw ${args.join(" ")} failed: ${error.message}\nstdout: ${stdout.slice(-2000)}\nstderr: ${stderr.slice(-2000)}`));
+        } else resolve(stdout);
+      },
+    );
+  });
+}
+
+function parseJsonOutput(stdout: string): unknown {
+  const start = stdout.indexOf("{");
+  if (start < 0) return undefined;
+  try {
+    return JSON.parse(stdout.slice(start));
+  } catch {
+    return undefined;
+  }
+}
+
+let turnCounter = 0;
+function uniqueText(label: string): string {
+  turnCounter += 1;
+  return `e2e turn ${label} ${process.pid}-${turnCounter}-${crypto.randomBytes(3).toString("hex")}`;
+}
+
+export async function startGateway(options: StartGatewayOptions): Promise<Gateway> {
+  installExitHook();
+  const installed = await ensureInstalled(options.version);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `openclaw-e2e-${installed.target.label}-`));
+  const home = path.join(root, "home");
+  const stateDir = path.join(root, "state");
+  const workspaceDir = path.join(root, "workspace");
+  const configPath = path.join(stateDir, "openclaw.json");
+  const probeLog = path.join(root, "probe.jsonl");
+  const gatewayLog = path.join(root, "gateway.log");
+  for (const dir of [home, stateDir]) fs.mkdirSync(dir, { recursive: true });
+  fs.cpSync(options.workspace ?? SAMPLE_WORKSPACE, workspaceDir, { recursive: true });
+  for (const [rel, content] of Object.entries(options.workspaceFiles ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(workspaceDir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(workspaceDir, rel), content);
+  }
+  fs.writeFileSync(probeLog, "");
+
+  const model = await startMockModel();
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    OPENCLAW_STATE_DIR: stateDir,
+    OPENCLAW_CONFIG_PATH: configPath,
+    OPENCLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
+    OPENCLAW_E2E_PROBE_LOG: probeLog,
+    OPENCLAW_CONTEXT_LOG_FILE: path.join(root, "openclaw-context.log"),
+    // npm (run by `plugins install` for the pack's dependencies) must not read a user npmrc from the throwaway HOME.
+    npm_config_cache: path.join(os.homedir(), ".npm"),
+    NO_COLOR: "1",
+    PATH: `${path.dirname(installed.nodeBin)}${path.delimiter}${process.env.PATH ?? ""}`,
+    ...options.env,
+  };
+  // vitest/tsx leave these behind; the gateway's own Node must not inherit loaders.
+  delete env.NODE_OPTIONS;
+  delete env.VITEST;
+  delete env.VITEST_POOL_ID;
+  delete env.VITEST_WORKER_ID;
+
+  let gatewayProcess: ChildProcess | undefined;
+  let output = "";
+  const stop = async () => {
+    if (gatewayProcess?.pid) {
+      killGroup(gatewayProcess.pid, "SIGTERM");
+      if (!(await waitForExit(gatewayProcess, STOP_TIMEOUT_MS))) killGroup(gatewayProcess.pid, "SIGKILL");
+      await waitForExit(gatewayProcess, STOP_TIMEOUT_MS);
+      liveGroups.delete(gatewayProcess.pid);
+    }
+    await model.stop();
+  };
+
+  try {
+    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir), null, 2)}\n`);
+    const cli = (args: string[], timeoutMs = CLI_TIMEOUT_MS) => runCli(installed, env, args, timeoutMs);
+    const installCommand = installed.target.openclaw.startsWith("2026.3.") ? ["hooks", "install"] : ["plugins", "install", "--force"];
+
+    // The probe pack first, then ours: hook registration order is discovery order.
+    await cli([...installCommand, PROBE_PACK_DIR]);
+    let packInstall = "not installed";
+    if (options.installPack !== false) {
+      const staged = stagePack(path.join(root, "pack"));
+      await cli([...installCommand, staged.dir]);
+      packInstall = `openclaw ${installCommand.join(" ")} <clean copy of the repo>` + (staged.missingHooks.length ? ` (manifest hooks missing, left out: ${staged.missingHooks.join(", ")})` : "");
+    }
+
+    // The install commands edit openclaw.json; our entries and overrides go on top.
+    const afterInstall = JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, unknown>;
+    const merged = deepMerge(deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } }), options.config ?? {});
+    fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
+
+    const logStream = fs.openSync(gatewayLog, "a");
+    gatewayProcess = spawn(installed.nodeBin, [installed.openclawEntry, "gateway", "run", "--bind", "loopback", "--port", String(port), "--allow-unconfigured"], {
+      env,
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    if (gatewayProcess.pid) liveGroups.add(gatewayProcess.pid);
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      output += text;
+      fs.writeSync(logStream, text);
+      if (options.verbose) process.stderr.write(text);
+    };
+    gatewayProcess.stdout?.on("data", onData);
+    gatewayProcess.stderr?.on("data", onData);
+
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (!(await canConnect(port))) {
+      if (gatewayProcess.exitCode !== null) throw new Error(`openclaw ${installed.target.openclaw} gateway exited with code ${gatewayProcess.exitCode} before listening:\n${output.slice(-4000)}`);
+      if (Date.now() > deadline) throw new Error(`openclaw ${installed.target.openclaw} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await cli(["gateway", "call", "health", "--json"], 60_000);
+
+    const findTurn = async (sessionKey: string, text: string, timeoutMs: number, cliJson?: unknown): Promise<TurnResult> => {
+      const request = await model.waitForUserText(text, timeoutMs);
+      return { sessionKey, text, request, systemPrompt: model.systemPromptOf(request), cliJson };
+    };
+
+    return {
+      version: installed.target.openclaw,
+      installed,
+      port,
+      root,
+      stateDir,
+      configPath,
+      home,
+      workspaceDir,
+      model,
+      packInstall,
+      cli,
+      async chatSend(sessionKey, text = uniqueText("chat"), timeoutMs = 60_000) {
+        const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
+        const stdout = await cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json"], timeoutMs);
+        return findTurn(sessionKey, text, timeoutMs, parseJsonOutput(stdout));
+      },
+      async agentTurn(sessionKey, text = uniqueText("agent"), timeoutMs = 90_000) {
+        // The gateway `agent` RPC (what `openclaw agent --session-key` calls on 2026.9.6; the
+        // 2026.3.13 CLI has no --session-key flag, its RPC does). --expect-final waits for the run.
+        const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
+        const stdout = await cli(["gateway", "call", "agent", "--params", JSON.stringify(params), "--expect-final", "--json", "--timeout", String(timeoutMs)], timeoutMs + 10_000);
+        return findTurn(sessionKey, text, 10_000, parseJsonOutput(stdout));
+      },
+      lastSystemPrompt(needle) {
+        const request = model.findByUserText(needle);
+        return request ? model.systemPromptOf(request) : undefined;
+      },
+      probeEvents() {
+        return fs
+          .readFileSync(probeLog, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as ProbeEvent);
+      },
+      logs: () => output,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
