@@ -1,10 +1,11 @@
+import os from "node:os";
 import path from "node:path";
 import { getLogger } from "../core/log.ts";
 import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
 import { createEthosRetriever, resolveConfidenceGate, resolveEthosEndpoint } from "../ethos/retriever.ts";
 import { createEmbeddedRetriever } from "../memory/retriever.ts";
 import { sharedMemoryIndex } from "../memory/memory-index.ts";
-import { folderMemorySources, workspaceMemorySources } from "../memory/sources.ts";
+import { folderMemorySources, openClawStateDir, workspaceMemorySources } from "../memory/sources.ts";
 import { loadOpenClawConfigFile } from "../openclaw/config-file.ts";
 import { isBootstrapFileRecord, sessionKeyOf } from "../openclaw/events.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent, OpenClawConfig } from "../openclaw/events.ts";
@@ -259,19 +260,36 @@ export class EthosContextRuntime {
   }
 }
 
-/** An agent's explicitly configured workspace (agents.entries.<id> or agents.list[]); never a guess. */
-export function configuredWorkspace(cfg: OpenClawConfig | undefined, agentId: string): string | undefined {
-  const agents = cfg?.agents as Record<string, unknown> | undefined;
-  if (!agents || typeof agents !== "object") return undefined;
+function expandUserPath(p: string, env: NodeJS.ProcessEnv): string {
+  const trimmed = p.trim();
+  if (trimmed === "~" || trimmed.startsWith("~/")) return path.join(env.HOME ?? os.homedir(), trimmed.slice(1));
+  return path.resolve(trimmed);
+}
+
+/**
+ * An agent's workspace when config states it unambiguously (core's resolveAgentWorkspaceDir):
+ *  - an explicit `workspace` on the agent's entry (`agents.entries.<id>` or `agents.list[]`);
+ *  - with no agent roster at all, the sole agent `main` uses `agents.defaults.workspace`, else
+ *    $OPENCLAW_WORKSPACE_DIR, else `<stateDir>/workspace`.
+ * Anything else (multi-agent fleets with inherited workspaces) is not guessed: the retrieval
+ * then starts at bootstrap, where the event carries the workspace.
+ */
+export function configuredWorkspace(cfg: OpenClawConfig | undefined, agentId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const agents = (cfg?.agents ?? {}) as Record<string, unknown>;
+  if (typeof agents !== "object" || agents === null) return undefined;
   const entries = agents.entries as Record<string, { workspace?: unknown }> | undefined;
   const list = agents.list as { id?: unknown; workspace?: unknown }[] | undefined;
+  const hasRoster = (entries !== undefined && entries !== null) || Array.isArray(list);
   const entry =
     (entries && typeof entries === "object" && !Array.isArray(entries) ? entries[agentId] : undefined) ??
     (Array.isArray(list) ? list.find((item) => item && typeof item === "object" && item.id === agentId) : undefined);
-  const workspace = entry && typeof entry === "object" ? entry.workspace : undefined;
-  if (typeof workspace !== "string" || !workspace.trim()) return undefined;
-  const trimmed = workspace.trim();
-  return trimmed.startsWith("~/") ? path.join(process.env.HOME ?? "", trimmed.slice(2)) : path.resolve(trimmed);
+  const explicit = entry && typeof entry === "object" ? entry.workspace : undefined;
+  if (typeof explicit === "string" && explicit.trim()) return expandUserPath(explicit, env);
+  if (hasRoster || agentId !== "main") return undefined;
+  const defaults = agents.defaults as { workspace?: unknown } | undefined;
+  if (typeof defaults?.workspace === "string" && defaults.workspace.trim()) return expandUserPath(defaults.workspace, env);
+  if (env.OPENCLAW_WORKSPACE_DIR) return expandUserPath(env.OPENCLAW_WORKSPACE_DIR, env);
+  return path.join(openClawStateDir(env), "workspace");
 }
 
 /** The one runtime of the gateway process, shared by both events. */

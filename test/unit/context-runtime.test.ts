@@ -4,7 +4,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
-import { EthosContextRuntime, upsertMemoryRecord } from "../../src/context/runtime.ts";
+import { EthosContextRuntime, configuredWorkspace, upsertMemoryRecord } from "../../src/context/runtime.ts";
 import type { RetrieverFactory } from "../../src/context/runtime.ts";
 import type { RetrievedMemory } from "../../src/context/types.ts";
 import { setLogDestination } from "../../src/core/log.ts";
@@ -39,7 +39,9 @@ let hookConfig: Record<string, unknown>;
 let now: number;
 let logs: string[];
 
-const cfg = () => ({ hooks: { internal: { entries: { "ethos-context": hookConfig } } } });
+let agentsConfig: Record<string, unknown>;
+// A roster without a workspace: message:received cannot know the workspace until a bootstrap.
+const cfg = () => ({ agents: agentsConfig, hooks: { internal: { entries: { "ethos-context": hookConfig } } } });
 
 const factory: RetrieverFactory = ({ source, workspaceDir }) => ({
   label: "workspace memory",
@@ -75,6 +77,7 @@ beforeEach(() => {
   results = [SAILBOAT, COFFEE];
   pendingSearch = undefined;
   hookConfig = { scope: { ownerIds: ["4242"] } };
+  agentsConfig = { list: [{ id: "main" }] };
   now = 1_800_000_000_000;
   logs = [];
   setLogDestination(new Writable({ write: (chunk, _e, cb) => (logs.push(String(chunk)), cb()) }) as never);
@@ -110,6 +113,23 @@ describe("same-turn injection", () => {
     now += 10_000;
     rt.onMessageReceived(message(MAIN, "second message about my coffee"));
     expect(calls).toHaveLength(2); // started synchronously, before bootstrap
+  });
+
+  it("starts retrieval on the very first message when config names the workspace", async () => {
+    agentsConfig = { defaults: { workspace: ws } };
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "first message about my sailboat"));
+    expect(calls).toEqual([{ workspaceDir: ws, source: "workspace", query: "first message about my sailboat" }]);
+    expect(ourRecords(await rt.onAgentBootstrap(bootstrap(MAIN)))).toHaveLength(1);
+    expect(calls).toHaveLength(1); // the early retrieval was used, not repeated
+  });
+
+  it("a retrieval started against another workspace is discarded and redone at bootstrap", async () => {
+    agentsConfig = { defaults: { workspace: path.join(tmp, "some-other-workspace") } };
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "first message about my sailboat"));
+    await rt.onAgentBootstrap(bootstrap(MAIN));
+    expect(calls.map((c) => c.workspaceDir)).toEqual([path.join(tmp, "some-other-workspace"), ws]);
   });
 
   it("a run without a user message (heartbeat, agent RPC) gets nothing", async () => {
@@ -280,5 +300,21 @@ describe("upsertMemoryRecord (load order with aci-bootstrap)", () => {
     const out = upsertMemoryRecord(files, ours, ws2);
     expect(out).toEqual([files[0], ours]);
     expect(upsertMemoryRecord([files[0]], ours, ws2)).toEqual([files[0], ours]);
+  });
+});
+
+describe("configuredWorkspace (workspace for message:received before any bootstrap)", () => {
+  const env = { HOME: "/home/jeff", OPENCLAW_STATE_DIR: "/state" };
+  it("uses an explicit per-agent workspace, or the sole main agent's defaults", () => {
+    expect(configuredWorkspace({ agents: { list: [{ id: "work", workspace: "~/w" }] } }, "work", env)).toBe("/home/jeff/w");
+    expect(configuredWorkspace({ agents: { entries: { ops: { workspace: "/srv/ops" } } } }, "ops", env)).toBe("/srv/ops");
+    expect(configuredWorkspace({ agents: { defaults: { workspace: "/ws" } } }, "main", env)).toBe("/ws");
+    expect(configuredWorkspace({}, "main", { ...env, OPENCLAW_WORKSPACE_DIR: "/envws" })).toBe("/envws");
+    expect(configuredWorkspace(undefined, "main", env)).toBe("/state/workspace");
+  });
+
+  it("never guesses in a multi-agent roster or for other agents", () => {
+    expect(configuredWorkspace({ agents: { defaults: { workspace: "/ws" }, list: [{ id: "main" }, { id: "work" }] } }, "main", env)).toBeUndefined();
+    expect(configuredWorkspace({ agents: { defaults: { workspace: "/ws" } } }, "work", env)).toBeUndefined();
   });
 });
