@@ -189,3 +189,23 @@ export function chunkRankingMultiplier(chunkText: string, now: Date, config: Sco
   }
   return best ?? 1;
 }
+
+/**
+ * Effective confidence of the strongest entry in a retrieved chunk that carries metadata (1.0 for
+ * a correction), or undefined when none does: plugs into the retriever's confidence input. Pair it
+ * with `isCorrectionChunk` for the correction_relevance_boost.
+ */
+export function chunkConfidence(chunkText: string, now: Date, config: ScoringConfig = HYGIENE_CONFIG_DEFAULTS): number | undefined {
+  let best: number | undefined;
+  for (const entry of parseMemoryEntries(chunkText)) {
+    if (!entry.meta) continue;
+    const value = effectiveConfidence(entry.meta, now, config);
+    best = best === undefined ? value : Math.max(best, value);
+  }
+  return best;
+}
+
+/** Does the chunk hold an operator correction (metadata `source: correction` or `#correction`)? */
+export function isCorrectionChunk(chunkText: string): boolean {
+  return parseMemoryEntries(chunkText).some((entry) => entry.meta !== null && isOperatorCorrection(entry.meta));
+}

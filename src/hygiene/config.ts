@@ -165,6 +165,24 @@ export async function loadHygieneConfig(workspaceDir: string): Promise<ConfigLoa
   }
 }
 
+const cachedLoads = new Map<string, { stamp: string; result: ConfigLoadResult }>();
+
+/**
+ * `loadHygieneConfig` for per-message callers: re-parses only when CONFIG.md's mtime or size
+ * changed (one stat per call), so warnings are logged once per change, not once per message.
+ */
+export async function loadHygieneConfigCached(workspaceDir: string): Promise<ConfigLoadResult> {
+  const file = path.join(workspaceDir, CONFIG_FILE_NAME);
+  const stat = await fs.stat(file).catch(() => null);
+  const stamp = stat ? `${stat.mtimeMs}:${stat.size}` : "missing";
+  const cached = cachedLoads.get(file);
+  if (cached && cached.stamp === stamp) return cached.result;
+  const result = await loadHygieneConfig(workspaceDir);
+  if (cachedLoads.size > 64) cachedLoads.clear();
+  cachedLoads.set(file, { stamp, result });
+  return result;
+}
+
 /** The §4.1 lock settings of a CONFIG.md, for withFileLock / appendFileLocked. */
 export function lockOptionsFromConfig(config: HygieneConfig, agentName: string): LockOptions {
   return {

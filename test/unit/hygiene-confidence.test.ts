@@ -126,3 +126,13 @@ describe("inline metadata", () => {
     expect(chunkRankingMultiplier("- a <!-- source: inferred last: 2026-01-01 -->", now)).toBe(0.35);
   });
 });
+
+describe("chunk helpers for the retriever", () => {
+  it("chunkConfidence: undefined without metadata, strongest entry otherwise", async () => {
+    const { chunkConfidence, isCorrectionChunk } = await import("../../src/hygiene/confidence.ts");
+    expect(chunkConfidence("- plain", now)).toBeUndefined();
+    expect(chunkConfidence("- a <!-- source: inferred last: 2026-01-01 -->\n- b <!-- source: operator last: 2026-05-30 -->", now)).toBe(0.95);
+    expect(isCorrectionChunk("- b #correction")).toBe(true);
+    expect(isCorrectionChunk("- b <!-- source: operator -->")).toBe(false);
+  });
+});

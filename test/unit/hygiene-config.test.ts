@@ -119,3 +119,23 @@ describe("CONFIG.md parsing", () => {
     });
   });
 });
+
+describe("loadHygieneConfigCached", () => {
+  it("re-reads only after CONFIG.md changes", async () => {
+    const { loadHygieneConfigCached } = await import("../../src/hygiene/config.ts");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cfg-cache-"));
+    try {
+      const file = path.join(dir, "CONFIG.md");
+      expect((await loadHygieneConfigCached(dir)).source).toBe("missing");
+      fs.writeFileSync(file, "```yaml\ncrm_tokens: 10\n```\n");
+      const first = await loadHygieneConfigCached(dir);
+      expect(first.config.crm_tokens).toBe(10);
+      expect(await loadHygieneConfigCached(dir)).toBe(first);
+      fs.writeFileSync(file, "```yaml\ncrm_tokens: 20000\n```\n");
+      fs.utimesSync(file, new Date(Date.now() + 5000), new Date(Date.now() + 5000));
+      expect((await loadHygieneConfigCached(dir)).config.crm_tokens).toBe(20000);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
