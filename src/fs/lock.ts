@@ -157,7 +157,9 @@ async function inspectExistingLock(file: string, thresholdMs: number): Promise<v
     { file, lockAgeSeconds: Math.round(ageMs / 1000), ownerPid: owner?.pid, ownerAgent: owner?.agent },
     `Stale lock detected from ${owner?.agent ?? "unknown agent"} at ${owner?.timestamp ?? new Date(since).toISOString()}, overriding`,
   );
-  if (stat.isFile()) await fs.rm(lockPath, { force: true });
+  // unlink, never rm: if another process already replaced the stale file with its own lock
+  // directory, this fails harmlessly instead of touching that lock.
+  if (stat.isFile()) await fs.unlink(lockPath).catch(() => undefined);
 }
 
 async function acquire(file: string, options: LockOptions): Promise<() => Promise<void>> {
