@@ -8,6 +8,9 @@ import { setLogDestination } from "../../src/core/log.ts";
 import { isAtomicTempName } from "../../src/fs/atomic.ts";
 import { LockUnavailableError, lockPathFor, ownerPathFor, readLockOwner, withFileLock } from "../../src/fs/lock.ts";
 
+// Small enough to keep the tests short, large enough that a loaded CI machine's timer delays
+// (the holder refreshes its lock every THRESHOLD/2 s) cannot make a live lock look stale.
+const THRESHOLD = 4;
 const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), "lock-worker.ts");
 
 function startWorker(args: string[]) {
@@ -80,7 +83,7 @@ describe("advisory locks across OS processes", () => {
     "a lock left by a killed process blocks until the stale threshold, then is overridden with a warning",
     async () => {
       const target = path.join(dir, "CORRECTIONS.md");
-      const holder = startWorker(["hold", target, "2"]);
+      const holder = startWorker(["hold", target, String(THRESHOLD)]);
       await holder.printed("locked");
       const owner = await readLockOwner(target);
       expect(owner).toMatchObject({ pid: holder.child.pid, agent: "holder" });
@@ -89,19 +92,19 @@ describe("advisory locks across OS processes", () => {
       await holder.exited;
       expect(fs.existsSync(lockPathFor(target))).toBe(true); // SIGKILL: no cleanup ran
 
-      // Fresh (younger than 2 s): not stolen, the write is aborted and the holder reported.
+      // Fresh (younger than the threshold): not stolen, the write is aborted and the holder reported.
       let ran = false;
-      const blocked = withFileLock(target, async () => void (ran = true), { staleThresholdSeconds: 2, retryIntervalSeconds: 0.02, maxRetries: 3 });
+      const blocked = withFileLock(target, async () => void (ran = true), { staleThresholdSeconds: THRESHOLD, retryIntervalSeconds: 0.02, maxRetries: 3 });
       await expect(blocked).rejects.toBeInstanceOf(LockUnavailableError);
       await expect(blocked).rejects.toMatchObject({ attempts: 3, owner: { pid: holder.child.pid, agent: "holder" } });
       expect(ran).toBe(false);
 
-      // After the threshold: recovered. (proper-lockfile may date a new lock up to 1 s ahead, so wait 2 s + 1 s.)
-      await new Promise((resolve) => setTimeout(resolve, 3200));
+      // After the threshold: recovered. (proper-lockfile may date a new lock up to 1 s ahead, so wait threshold + 1 s.)
+      await new Promise((resolve) => setTimeout(resolve, THRESHOLD * 1000 + 1200));
       const result = await withFileLock(target, async () => {
         expect((await readLockOwner(target))?.pid).toBe(process.pid);
         return "wrote";
-      }, { staleThresholdSeconds: 2, retryIntervalSeconds: 0.02, maxRetries: 3, agentName: "recall-validator" });
+      }, { staleThresholdSeconds: THRESHOLD, retryIntervalSeconds: 0.02, maxRetries: 3, agentName: "recall-validator" });
       expect(result).toBe("wrote");
       const warning = logLines.map((line) => JSON.parse(line)).find((entry) => /Stale lock detected from holder/.test(entry.msg));
       expect(warning).toMatchObject({ level: 40, ownerPid: holder.child.pid });
@@ -114,12 +117,13 @@ describe("advisory locks across OS processes", () => {
     "a live holder keeps its lock past the threshold (its heartbeat keeps the lock fresh)",
     async () => {
       const target = path.join(dir, "MEMORY.md");
-      const holder = startWorker(["hold", target, "2"]);
+      const holder = startWorker(["hold", target, String(THRESHOLD)]);
       try {
         await holder.printed("locked");
-        await new Promise((resolve) => setTimeout(resolve, 3000));
+        // Past the threshold: the holder refreshes every THRESHOLD/2 s, so its lock stays fresh.
+        await new Promise((resolve) => setTimeout(resolve, THRESHOLD * 1000 + 1500));
         await expect(
-          withFileLock(target, async () => "stolen", { staleThresholdSeconds: 2, retryIntervalSeconds: 0.05, maxRetries: 4 }),
+          withFileLock(target, async () => "stolen", { staleThresholdSeconds: THRESHOLD, retryIntervalSeconds: 0.05, maxRetries: 4 }),
         ).rejects.toBeInstanceOf(LockUnavailableError);
         expect(fs.existsSync(ownerPathFor(target))).toBe(true);
       } finally {
