@@ -93,7 +93,7 @@ export function upsertMemoryRecord(files: readonly unknown[], record: BootstrapF
 
 export class EthosContextRuntime {
   readonly sessions = new SessionStates();
-  private readonly options: EthosContextRuntimeOptions;
+  private options: EthosContextRuntimeOptions;
   /** Workspace of each agent's last turn, for retrievals started on message:received. */
   private readonly workspaceByAgent = new Map<string, string>();
   private lastBootstrapCfg: OpenClawConfig | undefined;
@@ -101,6 +101,14 @@ export class EthosContextRuntime {
 
   constructor(options: EthosContextRuntimeOptions = {}) {
     this.options = options;
+  }
+
+  /**
+   * Swap collaborators at load time, e.g. the context assembler's block layout:
+   * `ethosContextRuntime.configure({ format: assemblerFormat })` in the handler.
+   */
+  configure(options: Partial<EthosContextRuntimeOptions>): void {
+    this.options = { ...this.options, ...options };
   }
 
   private now(): number {

@@ -24,7 +24,8 @@ function projectContextSection(systemPrompt: string, recordPath: string): string
   const start = systemPrompt.indexOf(heading);
   if (start === -1) return undefined;
   const rest = systemPrompt.slice(start + heading.length);
-  const next = rest.search(/\n## |\n<!-- \/openclaw:attempt/);
+  // Core renders each record under `## <absolute path>`; our own block has a `## 🧠` heading inside.
+  const next = rest.search(/\n## \/|\n<!-- \/openclaw:attempt/);
   return next === -1 ? rest : rest.slice(0, next);
 }
 

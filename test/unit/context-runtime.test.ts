@@ -288,6 +288,18 @@ describe("configuration sources", () => {
   });
 });
 
+describe("replaceable block layout (context assembler)", () => {
+  it("uses a formatter given through configure(), still inside the budget", async () => {
+    hookConfig = { maxInjectedCharsTotal: 120 };
+    const rt = runtime();
+    rt.configure({ format: ({ entries }) => (entries.length ? entries.map((e) => `* ${e.text}`).join("\n") : "") });
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
+    const [record] = ourRecords(await rt.onAgentBootstrap(bootstrap(MAIN)));
+    expect(record.content?.startsWith("* Jeff's sailboat is named Halcyon Drift")).toBe(true);
+    expect(record.content!.length).toBeLessThanOrEqual(120);
+  });
+});
+
 describe("upsertMemoryRecord (load order with aci-bootstrap)", () => {
   it("replaces an existing record with our name or path instead of appending a duplicate", () => {
     const ws2 = "/ws";
