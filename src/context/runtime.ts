@@ -30,6 +30,9 @@ import type { Retriever } from "./types.ts";
 // Looked up on each use, so a test (or operator) redirecting log output is honoured.
 const log = () => getLogger("ethos-context");
 
+/** A captured message older than this is not matched to a bootstrap any more. */
+export const PENDING_MAX_AGE_MS = 10 * 60_000;
+
 export type RetrieverFactory = (input: {
   config: EthosContextConfig;
   source: RetrievalSource;
@@ -203,7 +206,9 @@ export class EthosContextRuntime {
     const state = this.sessions.get(sessionKey);
     const now = this.now();
     let turn: CurrentTurn | undefined;
-    const pending = state.pending;
+    // A message whose run never came (handled as a command, dropped) must not feed a later run.
+    const pending = state.pending && now - state.pending.receivedAt <= PENDING_MAX_AGE_MS ? state.pending : undefined;
+    if (!pending) state.pending = undefined;
     if (pending) {
       // First bootstrap of this turn claims the message synchronously, so a concurrent second
       // bootstrap finds `current` and shares the same outcome instead of starting another.

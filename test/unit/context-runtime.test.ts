@@ -132,6 +132,13 @@ describe("same-turn injection", () => {
     expect(calls.map((c) => c.workspaceDir)).toEqual([path.join(tmp, "some-other-workspace"), ws]);
   });
 
+  it("a message whose run never came does not feed a much later run", async () => {
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
+    now += 11 * 60_000;
+    expect(await rt.onAgentBootstrap(bootstrap(MAIN))).toBeUndefined();
+  });
+
   it("a run without a user message (heartbeat, agent RPC) gets nothing", async () => {
     const rt = runtime();
     expect(await rt.onAgentBootstrap(bootstrap(MAIN))).toBeUndefined();
