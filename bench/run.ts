@@ -56,7 +56,7 @@ async function main(): Promise<number> {
   }
   if (only.has("scale")) {
     const t = Date.now();
-    const sizes = smoke ? [1_000] : [1_000, 10_000, 100_000];
+    const sizes = smoke ? [300, 1_000] : [1_000, 10_000, 100_000];
     const scale = await runScale({ sizes, queries: smoke ? 50 : 200, log });
     markdown.push(scale.markdown, "");
     results.scale = { rows: scale.rows, fits: scale.fits };

@@ -25,7 +25,8 @@ export const MEMORY_MESSAGES = [
 export const SKIP_MESSAGES = ["thanks!", "ok", "How do I reverse a list in Python?", "good morning", "TypeError: x is undefined"];
 
 export type EventTiming = { event: string; messages: string; n: number; medianUs: number; p99Us: number };
-export type InProcessResult = { timings: EventTiming[]; injectedTokensMedian: number; injectedRate: number };
+export type MessageSetResult = { messages: string; injectedRate: number; injectedTokensMedian: number };
+export type InProcessResult = { timings: EventTiming[]; sets: MessageSetResult[] };
 
 function bootstrapFiles(workspaceDir: string): Record<string, unknown>[] {
   return BOOTSTRAP_NAMES.map((name) => {
@@ -48,6 +49,19 @@ export async function loadEthosContextHandler(): Promise<Handler> {
   return module.default as Handler;
 }
 
+/** Waits (bounded) until `file` has not changed for 250 ms. */
+async function waitUntilQuiet(file: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const stamp = () => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0);
+  let last = stamp();
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = stamp();
+    if (now === last) return;
+    last = now;
+  }
+}
+
 /**
  * Times `iterations` turns per message set. Each turn uses a fresh main-session thread key, so
  * per-session de-duplication and debounce never turn a real retrieval into a no-op.
@@ -56,21 +70,26 @@ export async function measureInProcess(options: { iterations: number }): Promise
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "occ-bench-hooks-"));
   const workspaceDir = path.join(root, "workspace");
   fs.cpSync(SAMPLE_WORKSPACE, workspaceDir, { recursive: true });
-  process.env.OPENCLAW_STATE_DIR = path.join(root, "state");
+  const cfg = openClawConfig(workspaceDir);
+  // The hook reads openclaw.json from disk on message:received, as inside the gateway.
+  const stateDir = path.join(root, "state");
+  fs.mkdirSync(stateDir, { recursive: true });
+  fs.writeFileSync(path.join(stateDir, "openclaw.json"), JSON.stringify(cfg, null, 2));
+  const savedEnv = { ...process.env };
+  process.env.OPENCLAW_STATE_DIR = stateDir;
+  process.env.OPENCLAW_CONFIG_PATH = path.join(stateDir, "openclaw.json");
   process.env.OPENCLAW_CONTEXT_INDEX_CACHE_DIR = path.join(root, "index-cache");
   try {
     const handler = await loadEthosContextHandler();
-    const cfg = openClawConfig(workspaceDir);
     const timings: EventTiming[] = [];
-    const injected: number[] = [];
-    let turns = 0;
-    let turnsInjecting = 0;
+    const sets: MessageSetResult[] = [];
     for (const [label, messages] of [
       ["memory questions", MEMORY_MESSAGES],
       ["chit-chat / technical (skipped)", SKIP_MESSAGES],
     ] as const) {
       const received: number[] = [];
       const bootstrap: number[] = [];
+      const injected: number[] = [];
       // Warm-up turns build the shared index and JIT the path; they are not counted.
       for (let i = -5; i < options.iterations; i++) {
         const sessionKey = `agent:main:main:thread:bench-${label.length}-${i + 5}`;
@@ -103,17 +122,19 @@ export async function measureInProcess(options: { iterations: number }): Promise
         bootstrap.push(bootstrapUs);
         const after = bootstrapEvent.context.bootstrapFiles as { name?: string; content?: string }[];
         const record = Array.isArray(after) ? after.find((f) => f.name === RETRIEVED_MEMORY_RECORD_NAME) : undefined;
-        turns++;
-        if (record?.content) {
-          turnsInjecting++;
-          injected.push(estimateTokens(record.content));
-        }
+        if (record?.content) injected.push(estimateTokens(record.content));
       }
+      const total = received.map((r, i) => r + bootstrap[i]);
       timings.push({ event: "message:received", messages: label, n: received.length, medianUs: median(received), p99Us: percentile(received, 99) });
       timings.push({ event: "agent:bootstrap", messages: label, n: bootstrap.length, medianUs: median(bootstrap), p99Us: percentile(bootstrap, 99) });
+      timings.push({ event: "both (one turn)", messages: label, n: total.length, medianUs: median(total), p99Us: percentile(total, 99) });
+      sets.push({ messages: label, injectedRate: injected.length / Math.max(1, received.length), injectedTokensMedian: injected.length ? median(injected) : 0 });
     }
-    return { timings, injectedTokensMedian: injected.length ? median(injected) : 0, injectedRate: turns ? turnsInjecting / turns : 0 };
+    return { timings, sets };
   } finally {
+    // ETHOS_CONTEXT.md is written in the background after each turn; let the queued writes land.
+    await waitUntilQuiet(path.join(workspaceDir, RETRIEVED_MEMORY_RECORD_NAME), 5_000);
+    process.env = savedEnv;
     fs.rmSync(root, { recursive: true, force: true });
   }
 }
