@@ -75,7 +75,14 @@ export type Gateway = {
   chatSend(sessionKey: string, text?: string, timeoutMs?: number): Promise<TurnResult>;
   /** Gateway `agent` RPC for any session key (what `openclaw agent --session-key` uses), then finds the model request. */
   agentTurn(sessionKey: string, text?: string, timeoutMs?: number): Promise<TurnResult>;
-  /** Newest system prompt whose request's last user message contains `needle`. */
+  /**
+   * A real cron job (`cron add --session isolated --no-deliver`, then `cron run`): the run's key is
+   * `agent:<id>:cron:<jobId>:run:<sessionId>`. Resolves with the model request of that run.
+   */
+  cronTurn(text?: string, timeoutMs?: number): Promise<TurnResult>;
+  /** `system event --mode now`: a heartbeat run in the main session. */
+  heartbeatTurn(text?: string, timeoutMs?: number): Promise<TurnResult>;
+  /** Newest system prompt whose request's user messages contain `needle`. */
   lastSystemPrompt(needle: string): string | undefined;
   /** Parsed probe-hook log lines (agent:bootstrap, message:received, probe:mutated). */
   probeEvents(): ProbeEvent[];
@@ -411,6 +418,20 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
         const stdout = await cli(["gateway", "call", "agent", "--params", JSON.stringify(params), "--expect-final", "--json", "--timeout", String(timeoutMs)], timeoutMs + 10_000);
         return findTurn(sessionKey, text, 10_000, parseJsonOutput(stdout));
+      },
+      async cronTurn(text = uniqueText("cron"), timeoutMs = 90_000) {
+        const added = await cli(["cron", "add", "--name", `e2e-${crypto.randomBytes(3).toString("hex")}`, "--cron", "0 7 * * *", "--message", text, "--session", "isolated", "--no-deliver", "--json"], 60_000);
+        const job = parseJsonOutput(added) as { id?: string; job?: { id?: string } } | undefined;
+        const jobId = job?.id ?? job?.job?.id;
+        if (!jobId) throw new Error(`cron add printed no job id: ${added.slice(0, 1000)}`);
+        await cli(["cron", "run", jobId, "--timeout", String(timeoutMs)], timeoutMs + 10_000);
+        const turn = await findTurn("", text, timeoutMs, { jobId });
+        const bootstrap = [...this.probeEvents()].reverse().find((e) => e.event === "agent:bootstrap" && typeof e.sessionKey === "string" && e.sessionKey.includes(`:cron:${jobId}`));
+        return { ...turn, sessionKey: bootstrap?.sessionKey ?? `agent:main:cron:${jobId}` };
+      },
+      async heartbeatTurn(text = uniqueText("heartbeat"), timeoutMs = 90_000) {
+        await cli(["system", "event", "--text", text, "--mode", "now", "--json"], 60_000);
+        return findTurn("agent:main:main", text, timeoutMs);
       },
       lastSystemPrompt(needle) {
         const request = model.findByUserText(needle);
