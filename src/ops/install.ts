@@ -98,13 +98,22 @@ export function workspaceHookDir(workspace: string): string {
 }
 
 /** `openclaw hooks list --json` → eligibility of our two hooks. */
-export async function hookEligibility(cli: string, configPath: string): Promise<HookEligibility[]> {
-  const result = await runOpenClaw(cli, ["hooks", "list", "--json"], { env: cliEnvForConfig(configPath) });
-  const parsed = parseCliJson(result.stdout) as { hooks?: { name?: string; source?: string; eligible?: boolean; loadable?: boolean; blockedReason?: string }[] } | undefined;
-  return HOOK_NAMES.map((name) => {
-    const hook = parsed?.hooks?.find((candidate) => candidate.name === name);
-    return { name, found: Boolean(hook), eligible: Boolean(hook?.loadable ?? hook?.eligible), source: hook?.source, blockedReason: hook?.blockedReason };
-  });
+export async function hookEligibility(cli: string, configPath: string, options: { attempts?: number; delayMs?: number } = {}): Promise<HookEligibility[]> {
+  const attempts = options.attempts ?? 5;
+  let rows: HookEligibility[] = [];
+  // A running gateway answers `hooks list` and reloads config asynchronously: ask a few times.
+  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    const result = await runOpenClaw(cli, ["hooks", "list", "--json"], { env: cliEnvForConfig(configPath) });
+    const parsed = parseCliJson(result.stdout) as { hooks?: { name?: string; source?: string; eligible?: boolean; loadable?: boolean; blockedReason?: string }[] } | undefined;
+    rows = HOOK_NAMES.map((name) => {
+      const hook = parsed?.hooks?.find((candidate) => candidate.name === name);
+      return { name, found: Boolean(hook), eligible: Boolean(hook?.loadable ?? hook?.eligible), source: hook?.source, blockedReason: hook?.blockedReason };
+    });
+    if (rows.every((row) => row.found && row.eligible)) return rows;
+    if (!parsed) rows = rows.map((row) => ({ ...row, blockedReason: `hooks list --json gave no JSON (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(0, 300)}` }));
+    if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 3_000));
+  }
+  return rows;
 }
 
 async function placeInWorkspace(params: InstallParams): Promise<void> {
@@ -185,7 +194,7 @@ export async function install(params: InstallParams): Promise<InstallReport> {
   if (params.cli) {
     report.eligibility = await hookEligibility(params.cli, params.configPath);
     for (const hook of report.eligibility) {
-      if (!hook.found) report.problems.push(`openclaw hooks list does not show ${hook.name}`);
+      if (!hook.found) report.problems.push(`openclaw hooks list does not show ${hook.name}${hook.blockedReason ? ` (${hook.blockedReason})` : ""}; if a gateway is running, restart it and run install again`);
       else if (!hook.eligible) report.problems.push(`${hook.name} is not eligible (${hook.blockedReason ?? "unknown reason"}, source ${hook.source})`);
     }
   } else if (params.mode !== "pack") {

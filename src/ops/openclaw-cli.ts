@@ -38,15 +38,22 @@ export function runOpenClaw(cli: string, args: string[], options: { env?: NodeJS
   });
 }
 
-/** First JSON object/array in CLI output (some commands print a banner before the JSON). */
+/**
+ * The JSON document in CLI output. Commands may print log lines first (some start with "[", like
+ * "[plugins] …"), so every line that opens with "{" or "[" is tried as the start, first match wins.
+ */
 export function parseCliJson(stdout: string): unknown {
-  const start = stdout.search(/[[{]/);
-  if (start < 0) return undefined;
-  try {
-    return JSON.parse(stdout.slice(start));
-  } catch {
-    return undefined;
+  const starts = [0, ...[...stdout.matchAll(/\n/g)].map((match) => (match.index ?? 0) + 1)];
+  for (const start of starts) {
+    const rest = stdout.slice(start).trimStart();
+    if (!rest.startsWith("{") && !rest.startsWith("[")) continue;
+    try {
+      return JSON.parse(rest);
+    } catch {
+      // a log line that merely starts with a bracket; keep looking
+    }
   }
+  return undefined;
 }
 
 /** Environment that points the CLI at a given openclaw.json. */
