@@ -18,6 +18,17 @@ const MAIN_QUESTION = "What is my sailboat named, and where is it moored?";
 const GROUP_QUESTION = "Where is my sailboat moored, and what is it named?";
 const SUBAGENT_QUESTION = "Remind me where my sailboat is moored and what it is named.";
 
+/**
+ * chat.send with an explicit RPC budget. The harness's chatSend leaves `gateway call` at its 10 s
+ * default, which a loaded machine can exceed on 2026.3.13; the turn itself is then found by its text.
+ */
+async function chatSend(gateway: Gateway, sessionKey: string, text: string): Promise<string> {
+  const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
+  await gateway.cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json", "--timeout", "60000"], 90_000);
+  const request = await gateway.model.waitForUserText(text, 60_000);
+  return gateway.model.systemPromptOf(request);
+}
+
 /** The body of the `## <path>` section a record renders as in "# Project Context", or undefined. */
 function projectContextSection(systemPrompt: string, recordPath: string): string | undefined {
   const heading = `## ${recordPath}\n`;
@@ -42,10 +53,10 @@ describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("etho
     await gateway?.stop();
   });
 
-  it("puts the memory fact into the system prompt of the same turn (main session, chat.send)", async () => {
-    const turn = await gateway.chatSend("agent:main:main", MAIN_QUESTION);
+  it("puts the memory fact into the system prompt of the same turn (main session, chat.send)", { timeout: 120_000 }, async () => {
+    const systemPrompt = await chatSend(gateway, "agent:main:main", MAIN_QUESTION);
     const recordPath = path.join(gateway.workspaceDir, "ETHOS_CONTEXT.md");
-    const section = projectContextSection(turn.systemPrompt, recordPath);
+    const section = projectContextSection(systemPrompt, recordPath);
     expect(section, `no "## ${recordPath}" section in the system prompt`).toBeDefined();
     expect(section).toContain("<!-- ethos:context ts=");
     expect(section).toContain("## 🧠 Memory Context");
@@ -59,15 +70,15 @@ describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("etho
     expect(fs.readFileSync(recordPath, "utf8")).toContain(FACT);
   });
 
-  it("a group session asking the same thing gets nothing", async () => {
-    const turn = await gateway.chatSend("agent:main:telegram:group:-1009876543210", GROUP_QUESTION);
-    expect(turn.systemPrompt).not.toContain("Halcyon Drift");
-    expect(turn.systemPrompt).not.toContain("ethos:context");
+  it("a group session asking the same thing gets nothing", { timeout: 120_000 }, async () => {
+    const systemPrompt = await chatSend(gateway, "agent:main:telegram:group:-1009876543210", GROUP_QUESTION);
+    expect(systemPrompt).not.toContain("Halcyon Drift");
+    expect(systemPrompt).not.toContain("ethos:context");
   });
 
-  it("a subagent session asking the same thing gets nothing", async () => {
-    const turn = await gateway.chatSend(`agent:main:subagent:${crypto.randomUUID()}`, SUBAGENT_QUESTION);
-    expect(turn.systemPrompt).not.toContain("Halcyon Drift");
-    expect(turn.systemPrompt).not.toContain("ethos:context");
+  it("a subagent session asking the same thing gets nothing", { timeout: 120_000 }, async () => {
+    const systemPrompt = await chatSend(gateway, `agent:main:subagent:${crypto.randomUUID()}`, SUBAGENT_QUESTION);
+    expect(systemPrompt).not.toContain("Halcyon Drift");
+    expect(systemPrompt).not.toContain("ethos:context");
   });
 });
