@@ -1,6 +1,8 @@
+import { analyzeText } from "../memory/tokenize.ts";
+
 // Skip rules: messages that must not trigger a memory search (story 007 + hardening plan §"skip").
 
-export type SkipReason = "empty" | "too-short" | "command" | "heartbeat" | "ping" | "technical";
+export type SkipReason = "empty" | "too-short" | "command" | "heartbeat" | "ping" | "small-talk" | "technical";
 
 export type SkipOptions = { minQueryChars: number; skipTechnicalPrompts: boolean };
 
@@ -10,13 +12,48 @@ const PING = /^\s*(ping|pong|ping\s*pong)\s*[.!?]*\s*$/i;
 
 // Hardening plan's "technical prompt without personal or project words" heuristic, with word
 // boundaries so "terror" is not "error" and "bash" is not "abash".
-const TECHNICAL_WORDS =
-  /\b(error|errors|exception|stack ?trace|traceback|segfault|npm|pnpm|yarn|pip|docker|kubectl|bash|zsh|compile|compiler|regex|stderr|stdout|null pointer|undefined is not)\b/i;
+const TECHNICAL_WORDS = new RegExp(
+  "\\b(" +
+    [
+      "error", "errors", "exception", "stack ?trace", "traceback", "segfault", "stderr", "stdout", "null pointer", "undefined is not",
+      "npm", "pnpm", "yarn", "pip", "docker", "dockerfile", "kubectl", "kubernetes", "bash", "zsh", "shell script", "compile", "compiler",
+      "regex", "python", "javascript", "typescript", "node\\.?js", "react", "css", "html", "sql", "postgresql", "mysql", "sqlite",
+      "git", "rebase", "rust", "golang", "java", "json", "yaml", "curl", "eslint", "prettier", "vitest", "jest", "pandas", "numpy",
+      "async", "await", "function", "algorithm", "time complexity", "big-o", "cors", "express server", "tcp", "udp", "http post",
+      "uuid", "lru cache", "unit test", "monorepo", "github actions", "linked list", "binary search", "hash index", "b-tree",
+      "linux", "concurrency", "promises", "memoization", "paginate", "csv", "weakmap", "cron job", "dependency injection",
+      "tail call", "race condition", "tuples", "refactor", "inner join", "left join", "command line", "rest api", "cap theorem",
+      "solid principles", "squash", "array\\.prototype\\.\\w+", "jest",
+    ].join("|") +
+    ")\\b",
+  "i",
+);
+// Pasted logs: "ModuleNotFoundError: …", "fatal: …", "TS2345: …", "Segmentation fault", "E: Unable to …".
+const LOG_SHAPES =
+  /\b[A-Z]\w*(Error|Exception)\b|\b\w+Warning\b|\b(Error|Exception):|^\s*(fatal|error|E|panic):|\bTS\d{3,5}\b|Segmentation fault|OOMKilled|Permission denied|[A-Z]{2,}_[A-Z_]{3,}|\bline \d+, in\b/m;
 const CODE_SHAPES = /[{};<>]=|=>|function\s*\(|\bclass\s+[A-Z]\w*|\w+\(\)|\bimport\s+[\w{]|\bconst\s+\w+\s*=/;
 const PERSONAL_OR_PROJECT = /\b(my|mine|we|our|ours|us|project|team|customer|product|repo|deployment)\b/i;
 
+// Greetings, thanks and pleasantries: a message made only of these words asks nothing of memory.
+const SMALL_TALK_WORDS = [
+  "good", "morning", "afternoon", "evening", "night", "day", "today", "tonight", "going", "how", "hope", "having",
+  "great", "thank", "thanks", "thx", "ty", "cheers", "appreciate", "awesome", "perfect", "cool", "nice", "lovely",
+  "back", "again", "ready", "start", "started", "get", "work", "worked", "long", "time", "see", "quick", "one", "new",
+  "task", "tasks", "friend", "happy", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+  "weekend", "greetings", "howdy", "hiya", "sup", "yo", "gm", "gn", "bonjour", "hola", "assistant", "around", "hear",
+  "wait", "waiting", "welcome", "sorry", "bye", "goodbye", "later", "soon", "fine", "well", "up", "sure", "yeah", "yep",
+  "nope", "lol", "haha", "hmm", "wow", "congrats", "help", "buddy", "pal", "mate", "lot", "much", "man",
+  "go", "have", "perfectly", "really", "so", "very", "glad", "exactly", "need", "needed", "sounds", "fixed", "brilliant",
+  "makes", "sense", "worries", "ahead", "alright", "wonderful", "tomorrow", "ping", "excellent", "amazing", "fantastic",
+];
+const SMALL_TALK_TERMS = new Set(analyzeText(SMALL_TALK_WORDS.join(" ")));
+
+export function isSmallTalk(query: string): boolean {
+  return analyzeText(query).every((term) => SMALL_TALK_TERMS.has(term));
+}
+
 export function isTechnicalPrompt(query: string): boolean {
-  const looksTechnical = TECHNICAL_WORDS.test(query) || CODE_SHAPES.test(query);
+  const looksTechnical = TECHNICAL_WORDS.test(query) || CODE_SHAPES.test(query) || LOG_SHAPES.test(query);
   return looksTechnical && !PERSONAL_OR_PROJECT.test(query);
 }
 
@@ -28,6 +65,7 @@ export function skipReason(raw: unknown, query: string, options: SkipOptions): S
   if (HEARTBEAT.some((pattern) => pattern.test(body))) return "heartbeat";
   if (PING.test(body)) return "ping";
   if (query.length < options.minQueryChars) return "too-short";
+  if (isSmallTalk(query)) return "small-talk";
   if (options.skipTechnicalPrompts && isTechnicalPrompt(query)) return "technical";
   return undefined;
 }

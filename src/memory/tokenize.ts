@@ -15,6 +15,8 @@ const STOPWORDS = new Set<string>([
   "its", "us", "she", "they", "mine", "yours", "ours", "hers", "theirs", "myself", "yourself",
   "when", "why", "whom", "whose", "there", "again", "any", "just", "so", "not", "what's", "whats",
   "let", "lets", "me", "tell", "say", "says", "anything", "something", "thing", "things",
+  // Contraction tails left by splitting on apostrophes ("you're", "we'll", "I've").
+  "re", "ll", "ve",
 ]);
 
 const WORD_SPLIT = /[^\p{L}\p{N}]+/u;

@@ -60,6 +60,25 @@ describe("skip rules", () => {
     expect(isTechnicalPrompt("the terror of the abash")).toBe(false);
   });
 
+  it("skips greetings, thanks and other small talk (no word a memory could answer)", () => {
+    expect(reason("Good morning! How's it going?")).toBe("small-talk");
+    expect(reason("Hi! Hope you're having a good day.")).toBe("small-talk");
+    expect(reason("Thanks, that worked perfectly.")).toBe("small-talk");
+    expect(reason("Hello, are you there?")).toBe("small-talk");
+    expect(reason("Good morning! When is my dentist appointment?")).toBeUndefined();
+  });
+
+  it("recognises common programming questions as technical", () => {
+    expect(reason("How do I reverse a linked list in Python?")).toBe("technical");
+    expect(reason("How do I undo the last git commit but keep the changes?")).toBe("technical");
+    expect(reason("How do I undo the last git commit in our repo?")).toBeUndefined();
+    expect(reason("When did Ana go to the pottery class?")).toBeUndefined();
+    expect(reason("ModuleNotFoundError: No module named 'requests'")).toBe("technical");
+    expect(reason("fatal: refusing to merge unrelated histories")).toBe("technical");
+    expect(reason("SSL: CERTIFICATE_VERIFY_FAILED certificate verify failed")).toBe("technical");
+    expect(reason("Warning: I'm moving to Berlin next week, remember that")).toBeUndefined();
+  });
+
   it("lets ordinary personal questions through", () => {
     expect(reason("What's my sailboat called and where is it moored?")).toBeUndefined();
   });
