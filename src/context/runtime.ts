@@ -5,6 +5,7 @@ import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
 import { createEthosRetriever, resolveConfidenceGate, resolveEthosEndpoint } from "../ethos/retriever.ts";
 import { createEmbeddedRetriever } from "../memory/retriever.ts";
 import { sharedMemoryIndex } from "../memory/memory-index.ts";
+import type { MemoryIndexOptions } from "../memory/memory-index.ts";
 import { folderMemorySources, openClawStateDir, workspaceMemorySources } from "../memory/sources.ts";
 import { loadOpenClawConfigFile } from "../openclaw/config-file.ts";
 import { isBootstrapFileRecord, sessionKeyOf } from "../openclaw/events.ts";
@@ -48,14 +49,29 @@ export type EthosContextRuntimeOptions = {
   format?: ContextBlockFormatter;
 };
 
-export const defaultRetrieverFactory: RetrieverFactory = ({ config, source, workspaceDir }) => {
-  const indexOptions = {
-    cacheDir: config.memory.persistIndex ? config.memory.indexCacheDir : (false as const),
+/** Index options exactly as the hook uses them (benchmarks build their index with these too). */
+export function memoryIndexOptions(config: EthosContextConfig): MemoryIndexOptions {
+  return {
+    cacheDir: config.memory.persistIndex ? config.memory.indexCacheDir : false,
     maxChunkChars: config.memory.maxChunkChars,
     maxFileBytes: config.memory.maxFileBytes,
     maxFiles: config.memory.maxFiles,
     minRefreshIntervalMs: config.memory.minRefreshIntervalMs,
   };
+}
+
+/**
+ * What a retrieval depends on. A retrieval started on message:received is used at bootstrap only
+ * if this key still matches (the workspace may differ from the one guessed from config).
+ */
+export function retrievalSourceKey(config: EthosContextConfig, source: RetrievalSource, workspaceDir: string | undefined): string | undefined {
+  if (source.kind === "group") return workspaceDir ? `group:${source.memoryDir}|ws:${workspaceDir}` : undefined; // safety check needs the workspace
+  if (config.backend === "ethos") return "ethos"; // the server does not depend on the workspace
+  return workspaceDir ? `ws:${workspaceDir}` : undefined;
+}
+
+export const defaultRetrieverFactory: RetrieverFactory = ({ config, source, workspaceDir }) => {
+  const indexOptions = memoryIndexOptions(config);
   if (source.kind === "group") {
     if (!isSafeGroupMemoryDir(source.memoryDir, workspaceDir)) {
       log().error({ memoryDir: source.memoryDir }, "group memoryDir overlaps the workspace or its memory/ folder; no retrieval for this group");
@@ -180,9 +196,10 @@ export class EthosContextRuntime {
     if (prepared.skip) return;
 
     const workspaceDir = classification.agentId ? this.workspaceByAgent.get(classification.agentId) ?? configuredWorkspace(cfg, classification.agentId) : undefined;
-    if (workspaceDir) {
-      pending.workspaceDir = workspaceDir;
-      pending.retrieval = this.startRetrieval(prepared.query, config, scope, workspaceDir);
+    const sourceKey = retrievalSourceKey(config, scope.source, workspaceDir);
+    if (sourceKey) {
+      pending.sourceKey = sourceKey;
+      pending.retrieval = this.startRetrieval(prepared.query, config, scope, workspaceDir ?? "");
     }
     // Otherwise retrieval starts at bootstrap, when the workspace is known.
   }
@@ -244,9 +261,9 @@ export class EthosContextRuntime {
     if (pending.skip) {
       outcome = { block: "", injectedIds: [], reason: `skipped:${pending.skip}` };
     } else {
-      // A retrieval started against another workspace (config changed) is not trusted.
-      const retrieval =
-        pending.retrieval && pending.workspaceDir === workspaceDir ? pending.retrieval : this.startRetrieval(pending.query, config, scope, workspaceDir);
+      // A retrieval started against another source (workspace guessed wrong, config changed) is redone.
+      const sameSource = pending.retrieval && pending.sourceKey === retrievalSourceKey(config, scope.source, workspaceDir);
+      const retrieval = sameSource && pending.retrieval ? pending.retrieval : this.startRetrieval(pending.query, config, scope, workspaceDir);
       const retrieved = await withTimeout(retrieval, config.awaitTimeoutMs);
       if (!retrieved) {
         outcome = { block: "", injectedIds: [], reason: "timeout" };

@@ -14,8 +14,8 @@ export type PendingTurn = {
   query: string;
   skip?: SkipReason;
   receivedAt: number;
-  /** Workspace the retrieval was started against (undefined: deferred to bootstrap). */
-  workspaceDir?: string;
+  /** What the early retrieval was started against (undefined: deferred to bootstrap). */
+  sourceKey?: string;
   retrieval?: Promise<RetrievalOutcome>;
 };
 

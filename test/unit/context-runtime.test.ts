@@ -139,6 +139,15 @@ describe("same-turn injection", () => {
     expect(await rt.onAgentBootstrap(bootstrap(MAIN))).toBeUndefined();
   });
 
+  it("with the Ethos backend the first message starts retrieval at once (no workspace needed)", async () => {
+    hookConfig = { backend: "ethos" };
+    const rt = runtime();
+    rt.onMessageReceived(message(MAIN, "first message about my sailboat"));
+    expect(calls).toHaveLength(1);
+    expect(ourRecords(await rt.onAgentBootstrap(bootstrap(MAIN)))).toHaveLength(1);
+    expect(calls).toHaveLength(1);
+  });
+
   it("a run without a user message (heartbeat, agent RPC) gets nothing", async () => {
     const rt = runtime();
     expect(await rt.onAgentBootstrap(bootstrap(MAIN))).toBeUndefined();
