@@ -390,6 +390,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     }
     await cli(["gateway", "call", "health", "--json"], 60_000);
 
+    const readProbeEvents = (): ProbeEvent[] =>
+      fs
+        .readFileSync(probeLog, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ProbeEvent);
     const findTurn = async (sessionKey: string, text: string, timeoutMs: number, cliJson?: unknown): Promise<TurnResult> => {
       const request = await model.waitForUserText(text, timeoutMs);
       return { sessionKey, text, request, systemPrompt: model.systemPromptOf(request), cliJson };
@@ -426,7 +432,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         if (!jobId) throw new Error(`cron add printed no job id: ${added.slice(0, 1000)}`);
         await cli(["cron", "run", jobId, "--timeout", String(timeoutMs)], timeoutMs + 10_000);
         const turn = await findTurn("", text, timeoutMs, { jobId });
-        const bootstrap = [...this.probeEvents()].reverse().find((e) => e.event === "agent:bootstrap" && typeof e.sessionKey === "string" && e.sessionKey.includes(`:cron:${jobId}`));
+        const bootstrap = [...readProbeEvents()].reverse().find((e) => e.event === "agent:bootstrap" && typeof e.sessionKey === "string" && e.sessionKey.includes(`:cron:${jobId}`));
         return { ...turn, sessionKey: bootstrap?.sessionKey ?? `agent:main:cron:${jobId}` };
       },
       async heartbeatTurn(text = uniqueText("heartbeat"), timeoutMs = 90_000) {
@@ -437,13 +443,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         const request = model.findByUserText(needle);
         return request ? model.systemPromptOf(request) : undefined;
       },
-      probeEvents() {
-        return fs
-          .readFileSync(probeLog, "utf8")
-          .split("\n")
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as ProbeEvent);
-      },
+      probeEvents: readProbeEvents,
       logs: () => output,
       stop,
     };

@@ -9,7 +9,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type HookEvent = { type?: unknown; action?: unknown; sessionKey?: unknown; context?: Record<string, unknown>; timestamp?: unknown; messages?: unknown };
 type Mutation = { keyContains: string; op: string };
 
-const SECRET_KEY = /token|secret|password|passwd|api[-_]?key|authorization|credential|cookie|private[-_]?key/i;
+// Ends-with match: `token`, `botToken`, `apiKey` are secrets; `maxTokens` is not.
+const SECRET_KEY = /(token|api[-_]?key|secret|password|passwd|credentials?|cookie|authorization|private[-_]?key)$/i;
 const BODY_KEY = /^(content|body|rawbody|bodyforagent|bodyforcommands|text|transcript|caption)$/i;
 let seq = 0;
 
