@@ -1,6 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 import { getLogger } from "../core/log.ts";
+import { CHARS_PER_TOKEN } from "../core/tokens.ts";
+import type { SessionType } from "../session/types.ts";
 import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
 import { createEthosRetriever, resolveConfidenceGate, resolveEthosEndpoint } from "../ethos/retriever.ts";
 import { createEmbeddedRetriever } from "../memory/retriever.ts";
@@ -15,7 +17,9 @@ import { parseEthosContextConfig } from "./config.ts";
 import type { EthosContextConfig } from "./config.ts";
 import { writeContextFile } from "./context-file.ts";
 import type { ContextBlockFormatter } from "./format.ts";
+import { budgetLimitsFor } from "./budget.ts";
 import { prepareQuery, retrieveCandidates, selectAndFormat } from "./pipeline.ts";
+import type { Selection } from "./pipeline.ts";
 import { classifyForRetrieval, isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
 import type { RetrievalScope, RetrievalSource } from "./scope.ts";
 import { SessionStates } from "./session-state.ts";
@@ -40,6 +44,22 @@ export type RetrieverFactory = (input: {
   workspaceDir: string;
 }) => Retriever | undefined;
 
+/**
+ * Replaces the whole injected block, e.g. with the context assembler's memory block
+ * (src/hygiene/memory-block.ts). Called once per turn after gate, de-duplication and budget, with
+ * the default story-007 block in `selection.block`. Its result is used only if it arrives within
+ * the turn's wait and fits the budget (`maxChars`); otherwise the default block is injected.
+ */
+export type BlockComposer = (input: {
+  workspaceDir: string;
+  sessionType: SessionType;
+  selection: Selection;
+  /** Token and character ceilings of the block for this session type. */
+  maxTokens: number;
+  maxChars: number;
+  now: Date;
+}) => Promise<string> | string;
+
 export type EthosContextRuntimeOptions = {
   /** openclaw.json for message:received (which carries no cfg). */
   loadOpenClawConfig?: () => OpenClawConfig | undefined;
@@ -47,6 +67,8 @@ export type EthosContextRuntimeOptions = {
   createRetriever?: RetrieverFactory;
   /** Block layout; the context assembler can supply its own. */
   format?: ContextBlockFormatter;
+  /** Whole-block replacement (async, may read files); see BlockComposer. */
+  composeBlock?: BlockComposer;
 };
 
 /** Index options exactly as the hook uses them (benchmarks build their index with these too). */
@@ -250,6 +272,26 @@ export class EthosContextRuntime {
     return upsertMemoryRecord(files, record, workspaceDir);
   }
 
+  /** The composer's block when it answers in time and within budget, else the default block. */
+  private async composeBlock(selection: Selection, config: EthosContextConfig, sessionType: SessionType, workspaceDir: string, remainingMs: number): Promise<string> {
+    const composer = this.options.composeBlock;
+    if (!composer) return selection.block;
+    const limits = budgetLimitsFor(config, sessionType);
+    try {
+      const composed = await withTimeout(
+        Promise.resolve(
+          composer({ workspaceDir, sessionType, selection, maxTokens: Math.floor(limits.maxTotalChars / CHARS_PER_TOKEN), maxChars: limits.maxTotalChars, now: new Date(this.now()) }),
+        ),
+        remainingMs,
+      );
+      if (isString(composed) && composed.length <= limits.maxTotalChars) return composed;
+      log().warn({ answered: composed !== undefined }, "block composer late or over budget; using the default block");
+    } catch (error) {
+      log().warn({ err: (error as Error).message }, "block composer failed; using the default block");
+    }
+    return selection.block;
+  }
+
   private async computeOutcome(
     pending: PendingTurn,
     config: EthosContextConfig,
@@ -264,6 +306,7 @@ export class EthosContextRuntime {
       // A retrieval started against another source (workspace guessed wrong, config changed) is redone.
       const sameSource = pending.retrieval && pending.sourceKey === retrievalSourceKey(config, scope.source, workspaceDir);
       const retrieval = sameSource && pending.retrieval ? pending.retrieval : this.startRetrieval(pending.query, config, scope, workspaceDir);
+      const deadline = this.now() + config.awaitTimeoutMs;
       const retrieved = await withTimeout(retrieval, config.awaitTimeoutMs);
       if (!retrieved) {
         outcome = { block: "", injectedIds: [], reason: "timeout" };
@@ -277,8 +320,9 @@ export class EthosContextRuntime {
           now: new Date(this.now()),
           format: this.options.format,
         });
+        const block = await this.composeBlock(selection, config, scope.sessionType, workspaceDir, Math.max(0, deadline - this.now()));
         for (const memory of selection.injected) injectedIds.add(memory.id);
-        outcome = { block: selection.block, injectedIds: selection.injected.map((m) => m.id), reason: selection.decision.tier };
+        outcome = { block, injectedIds: selection.injected.map((m) => m.id), reason: selection.decision.tier };
       }
     }
     log().info(
@@ -288,6 +332,10 @@ export class EthosContextRuntime {
     if (config.writeContextFile) void writeContextFile(workspaceDir, outcome.block);
     return outcome;
   }
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === "string";
 }
 
 function expandUserPath(p: string, env: NodeJS.ProcessEnv): string {

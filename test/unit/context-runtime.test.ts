@@ -316,6 +316,43 @@ describe("replaceable block layout (context assembler)", () => {
   });
 });
 
+describe("block composer (context assembler wiring)", () => {
+  const ask = async (rt: EthosContextRuntime) => {
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
+    return ourRecords(await rt.onAgentBootstrap(bootstrap(MAIN)))[0]?.content;
+  };
+
+  it("injects the composer's block, given the gated selection and the budget", async () => {
+    const seen: { injected: string[]; maxTokens: number; maxChars: number; workspaceDir: string }[] = [];
+    const rt = runtime({
+      composeBlock: async ({ selection, maxTokens, maxChars, workspaceDir }) => {
+        seen.push({ injected: selection.injected.map((m) => m.id), maxTokens, maxChars, workspaceDir });
+        return `## Relevant memories\n${selection.injected.map((m) => `- ${m.text}`).join("\n")}`;
+      },
+    });
+    expect(await ask(rt)).toBe(`## Relevant memories\n- ${SAILBOAT.text}\n- ${COFFEE.text}`);
+    expect(seen).toEqual([{ injected: ["sailboat", "coffee"], maxTokens: 1000, maxChars: 4000, workspaceDir: ws }]);
+  });
+
+  it("falls back to the default block when the composer throws, answers too late or exceeds the budget", async () => {
+    const defaultBlock = await ask(runtime());
+    expect(defaultBlock).toContain("## 🧠 Memory Context");
+    for (const composeBlock of [
+      () => Promise.reject(new Error("boom")),
+      () => new Promise<string>(() => {}),
+      () => "x".repeat(4001),
+    ]) {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      const pending = ask(runtime({ composeBlock }));
+      await vi.advanceTimersByTimeAsync(300);
+      const content = await pending;
+      vi.useRealTimers();
+      expect(content).toContain("## 🧠 Memory Context");
+      expect(content).toContain(SAILBOAT.text);
+    }
+  });
+});
+
 describe("upsertMemoryRecord (load order with aci-bootstrap)", () => {
   it("replaces an existing record with our name or path instead of appending a duplicate", () => {
     const ws2 = "/ws";
