@@ -70,20 +70,24 @@ export async function measureGateway(options: { turnsPerArm: number; log: (line:
 
     const enabled: ArmTurn[] = [];
     const disabled: ArmTurn[] = [];
-    // One warm-up turn each (first-turn session creation, lazy imports); not counted.
-    const run = async (i: number, record: boolean) => {
-      const question = MEMORY_MESSAGES[Math.abs(i) % MEMORY_MESSAGES.length];
-      // A fresh main-session thread per turn, so per-session de-duplication never empties the block.
-      const sessionKey = `agent:main:main:thread:bench-${i < 0 ? `w${-i}` : i}`;
-      const a = await timedTurn(withBundle, sessionKey, `${question} (bench turn ${i})`);
-      const b = await timedTurn(withoutBundle, sessionKey, `${question} (bench turn ${i})`);
-      if (record) {
-        enabled.push(a);
-        disabled.push(b);
-      }
+    // Each arm's mock model matches a turn by its text, so a text is sent once per arm. The
+    // questions are used as they are (an added counter would add an unknown word to the query and
+    // change retrieval); only past the end of the list does a text get a "(again N)" suffix.
+    const textFor = (i: number) => {
+      const question = MEMORY_MESSAGES[i % MEMORY_MESSAGES.length];
+      const round = Math.floor(i / MEMORY_MESSAGES.length);
+      return round === 0 ? question : `${question} (again ${round})`;
     };
-    await run(-1, false);
-    for (let i = 0; i < options.turnsPerArm; i++) await run(i, true);
+    // Turn 0 is a warm-up pair (session creation, lazy imports) and is not counted.
+    for (let i = 0; i <= options.turnsPerArm; i++) {
+      // A fresh main-session thread per turn, so per-session de-duplication never empties the block.
+      const sessionKey = `agent:main:main:thread:bench-${i}`;
+      const a = await timedTurn(withBundle, sessionKey, textFor(i));
+      const b = await timedTurn(withoutBundle, sessionKey, textFor(i));
+      if (i === 0) continue;
+      enabled.push(a);
+      disabled.push(b);
+    }
 
     const ratios = (pick: (t: ArmTurn) => number) => enabled.map((a, i) => pick(a) / pick(disabled[i]));
     const wallRatios = ratios((t) => t.wallMs);

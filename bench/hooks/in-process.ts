@@ -15,13 +15,10 @@ type Handler = (event: unknown) => Promise<void> | void;
 /** The files OpenClaw puts in context.bootstrapFiles by default (its bulk set). */
 const BOOTSTRAP_NAMES = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "MEMORY.md"];
 
-export const MEMORY_MESSAGES = [
-  "What's the name of Jeff's sailboat and where is it moored?",
-  "Which forecast should I send when Jeff goes sailing?",
-  "Remind me what we decided about the restaurant list for Saturday",
-  "Did we ever clean up the duplicate PDFs in Downloads?",
-  "Should the Monday briefing include the tide table?",
-];
+/** Questions about facts in the sample workspace's memory (bench/hooks/memory-questions.json). */
+export const MEMORY_MESSAGES: readonly string[] = (
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "bench", "hooks", "memory-questions.json"), "utf8")) as { questions: string[] }
+).questions;
 export const SKIP_MESSAGES = ["thanks!", "ok", "How do I reverse a list in Python?", "good morning", "TypeError: x is undefined"];
 
 export type EventTiming = { event: string; messages: string; n: number; medianUs: number; p99Us: number };
