@@ -187,6 +187,18 @@ export class EthosContextRuntime {
   }
 
   /**
+   * Best-known workspace for a message:received event (which carries none): the agent's workspace
+   * from its last bootstrap, else one stated unambiguously in config. For other message-time work,
+   * e.g. the triage scan, which needs a workspace to write its queue.
+   */
+  workspaceForMessage(event: MessageReceivedEvent): string | undefined {
+    const sessionKey = sessionKeyOf(event);
+    const cfg = (this.options.loadOpenClawConfig ?? loadOpenClawConfigFile)() ?? this.lastBootstrapCfg;
+    const agentId = classifyForRetrieval(sessionKey, cfg, this.configFrom(cfg)).agentId;
+    return agentId ? this.workspaceByAgent.get(agentId) ?? configuredWorkspace(cfg, agentId) : undefined;
+  }
+
+  /**
    * message:received. Synchronous on purpose: the gateway does not await this event, and only the
    * synchronous prefix of a handler is guaranteed to run before the agent run starts.
    */

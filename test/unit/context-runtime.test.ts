@@ -148,6 +148,18 @@ describe("same-turn injection", () => {
     expect(calls).toHaveLength(1);
   });
 
+  it("knows the workspace for message-time work once a bootstrap was seen (or config states it)", async () => {
+    const rt = runtime();
+    expect(rt.workspaceForMessage(message(MAIN, "anything at all here"))).toBeUndefined();
+    await rt.onAgentBootstrap(bootstrap(MAIN));
+    expect(rt.workspaceForMessage(message(MAIN, "anything at all here"))).toBeUndefined(); // no message claimed yet
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
+    await rt.onAgentBootstrap(bootstrap(MAIN));
+    expect(rt.workspaceForMessage(message(GROUP, "anything at all here"))).toBe(ws);
+    agentsConfig = { defaults: { workspace: "/configured/ws" } };
+    expect(runtime().workspaceForMessage(message(MAIN, "anything at all here"))).toBe("/configured/ws");
+  });
+
   it("a run without a user message (heartbeat, agent RPC) gets nothing", async () => {
     const rt = runtime();
     expect(await rt.onAgentBootstrap(bootstrap(MAIN))).toBeUndefined();
