@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadBundle } from "./lib/bundle.ts";
+import { bundleConfigSummary, defaultConfidenceGate, loadBundle } from "./lib/bundle.ts";
 import { machineInfo, machineLine } from "./lib/machine.ts";
 import { REPO_ROOT, resultsDir } from "./lib/paths.ts";
 import { runHooks } from "./hooks/run.ts";
@@ -36,14 +36,21 @@ async function main(): Promise<number> {
 
   const machine = machineInfo();
   const started = Date.now();
-  const markdown: string[] = [`## openclaw-context benchmarks${smoke ? " (smoke)" : ""}`, "", `Machine: ${machineLine(machine)}`, `Command: \`${command}\``, ""];
+  const markdown: string[] = [
+    `## openclaw-context benchmarks${smoke ? " (smoke)" : ""}`,
+    "",
+    `Machine: ${machineLine(machine)}`,
+    `Command: \`${command}\``,
+    `Bundle config (hook defaults): ${bundleConfigSummary()}`,
+    "",
+  ];
   const results: Record<string, unknown> = { machine, command, smoke };
   const sectionSeconds: Record<string, number> = {};
 
   if (only.has("locomo")) {
     const t = Date.now();
     const bundle = await loadBundle();
-    const outcome = await runLocomo(bundle, { smoke, log });
+    const outcome = await runLocomo(bundle, { smoke, configuredGate: defaultConfidenceGate(), log });
     if (outcome.skipped) {
       log(`locomo: SKIPPED: ${outcome.reason}`);
       markdown.push(`### LoCoMo: skipped`, "", outcome.reason, "");

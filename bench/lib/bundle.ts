@@ -12,6 +12,10 @@ const CONFIG = defaultEthosContextConfig();
 export const bundleChunkCounter: ChunkCounter = (markdown, relPath) =>
   chunkMarkdown(markdown, relPath, { maxChunkChars: CONFIG.memory.maxChunkChars }).length;
 
+export function defaultConfidenceGate(): number {
+  return CONFIG.confidenceGate;
+}
+
 export function bundleConfigSummary(): string {
   return `searchTopK ${CONFIG.searchTopK}, maxSnippetCharsEach ${CONFIG.maxSnippetCharsEach}, maxInjectedCharsTotal ${CONFIG.maxInjectedCharsTotal}, confidenceGate ${CONFIG.confidenceGate}, highConfidence ${CONFIG.highConfidence}, maxChunkChars ${CONFIG.memory.maxChunkChars}`;
 }
@@ -37,9 +41,16 @@ export async function loadBundle(): Promise<RetrieverUnderTest> {
           if (prepared.skip) return [];
           return index.search(prepared.query, limit).map((m) => ({ file: m.file ?? "", headingPath: m.headingPath, date: m.date, text: m.text, score: m.score }));
         },
-        async runTurn(message, budgetTokens) {
+        async runTurn(message, budgetTokens, options = {}) {
           // Fresh session each call: no exclusions from earlier turns.
-          const result = await runContextPipeline({ message, retriever, config: CONFIG, sessionType: "MAIN_SESSION", maxTokens: budgetTokens });
+          const result = await runContextPipeline({
+            message,
+            retriever,
+            config: CONFIG,
+            sessionType: "MAIN_SESSION",
+            maxTokens: budgetTokens,
+            confidenceGate: options.confidenceGate,
+          });
           const gate = result.skipped ? `skipped:${result.skipped}` : (result.decision?.tier ?? "none");
           return { injected: result.block.length > 0, block: result.block, gate };
         },

@@ -24,8 +24,11 @@ export type IndexUnderTest = {
   chunkCount: number;
   /** Ranked chunks for a user message, after the hook's query extraction, before gate and budget. */
   rank(message: string, limit: number): Promise<RankedChunk[]>;
-  /** The hook's whole same-turn path for one message in a main session at a token budget. */
-  runTurn(message: string, budgetTokens: number): Promise<TurnOutcome>;
+  /**
+   * The hook's whole same-turn path for one message in a main session at a token budget;
+   * `confidenceGate` overrides the configured gate (for the gate sweep).
+   */
+  runTurn(message: string, budgetTokens: number, options?: { confidenceGate?: number }): Promise<TurnOutcome>;
   /** Bring the index up to date after files changed (re-reads only what changed, via the cache). */
   refresh(): Promise<void>;
   /** Resolves when background work (the index cache write) has finished. */

@@ -12,6 +12,8 @@ import { CATEGORY_NAMES, turnIdsIn } from "./data.ts";
 import type { Conversation, Turn } from "./data.ts";
 
 export const BUDGETS = [250, 500, 1000] as const;
+/** Alternative confidence gates tried at the 1,000-token budget (the configured one is the main run). */
+export const GATE_SWEEP = [0.2, 0.3, 0.4, 0.5] as const;
 export type Budget = (typeof BUDGETS)[number];
 
 export type NonMemoryPrompt = { kind: string; text: string };
@@ -30,9 +32,11 @@ export type QuestionResult = {
   bundleInjectedTokens: number;
   bundleMs: number;
   baselineMs: number;
+  /** Gate threshold → injected / gold text in the 1,000-token block. */
+  gateSweep: Record<string, { injected: boolean; inContext: boolean }>;
 };
 
-export type NonMemoryResult = { conversation: string; kind: string; injected: boolean; gate: string };
+export type NonMemoryResult = { conversation: string; kind: string; injected: boolean; gate: string; gateSweep: Record<string, boolean> };
 
 export type ConversationRun = {
   conversation: string;
@@ -113,6 +117,12 @@ export async function evaluateConversation(
         }
       }
 
+      const gateSweep: QuestionResult["gateSweep"] = {};
+      for (const confidenceGate of GATE_SWEEP) {
+        const outcome = await index.runTurn(query.q, 1000, { confidenceGate });
+        gateSweep[confidenceGate] = { injected: outcome.injected, inContext: outcome.injected && goldTextInBlock(outcome.block, goldTurns) };
+      }
+
       const baselineStart = performance.now();
       const baselineHits = baseline.search(query.q, 50);
       const baselineMs = performance.now() - baselineStart;
@@ -134,12 +144,15 @@ export async function evaluateConversation(
         bundleInjectedTokens,
         bundleMs,
         baselineMs,
+        gateSweep,
       });
     }
     const nonMemory: NonMemoryResult[] = [];
     for (const prompt of nonMemoryPrompts) {
       const outcome = await index.runTurn(prompt.text, 1000);
-      nonMemory.push({ conversation: conversation.name, kind: prompt.kind, injected: outcome.injected, gate: outcome.gate });
+      const gateSweep: Record<string, boolean> = {};
+      for (const confidenceGate of GATE_SWEEP) gateSweep[confidenceGate] = (await index.runTurn(prompt.text, 1000, { confidenceGate })).injected;
+      nonMemory.push({ conversation: conversation.name, kind: prompt.kind, injected: outcome.injected, gate: outcome.gate, gateSweep });
     }
     return { conversation: conversation.name, chunks: index.chunkCount, indexMs, questions, nonMemory };
   } finally {
@@ -182,11 +195,13 @@ export type LocomoSummary = {
   bundle: QualityRow[];
   baseline: QualityRow[];
   nonMemory: { kind: string; prompts: number; runs: number; injectedRate: number }[];
+  /** One row per gate threshold (the configured one first): questions injected, ctx@1000, non-memory injected. */
+  gateSweep: { gate: string; questionsInjected: number; inContext1000: number; nonMemoryInjected: number }[];
   latency: { bundleMedianMs: number; baselineMedianMs: number; indexMedianMs: number };
   bundleInjectedTokensMedian: number;
 };
 
-export function summarise(runs: readonly ConversationRun[]): LocomoSummary {
+export function summarise(runs: readonly ConversationRun[], configuredGate: number): LocomoSummary {
   const all = runs.flatMap((run) => run.questions);
   const groups: [string, QuestionResult[]][] = [["all", all]];
   for (const [category, name] of Object.entries(CATEGORY_NAMES)) {
@@ -210,6 +225,20 @@ export function summarise(runs: readonly ConversationRun[]): LocomoSummary {
     bundle: groups.filter(([, rows]) => rows.length > 0).map(([group, rows]) => qualityRow(group, rows, "bundle")),
     baseline: groups.filter(([, rows]) => rows.length > 0).map(([group, rows]) => qualityRow(group, rows, "baseline")),
     nonMemory,
+    gateSweep: [
+      {
+        gate: `${configuredGate} (configured)`,
+        questionsInjected: mean(all.map((r) => (r.bundleInjected ? 1 : 0))),
+        inContext1000: mean(all.map((r) => (r.bundleInContext["1000"] ? 1 : 0))),
+        nonMemoryInjected: mean(nonMemoryAll.map((r) => (r.injected ? 1 : 0))),
+      },
+      ...GATE_SWEEP.map((gate) => ({
+        gate: String(gate),
+        questionsInjected: mean(all.map((r) => (r.gateSweep[gate]?.injected ? 1 : 0))),
+        inContext1000: mean(all.map((r) => (r.gateSweep[gate]?.inContext ? 1 : 0))),
+        nonMemoryInjected: mean(nonMemoryAll.map((r) => (r.gateSweep[gate] ? 1 : 0))),
+      })),
+    ],
     latency: {
       bundleMedianMs: median(all.map((r) => r.bundleMs)),
       baselineMedianMs: median(all.map((r) => r.baselineMs)),

@@ -62,6 +62,15 @@ export function renderLocomo(summary: LocomoSummary): string {
   out.push("");
   out.push(markdownTable(["kind", "prompts", "runs", "injected anything"], summary.nonMemory.map((r) => [r.kind, r.prompts, r.runs, pct(r.injectedRate)])));
   out.push("");
+  out.push("#### Confidence gate sweep (1,000-token budget)");
+  out.push("");
+  out.push(
+    markdownTable(
+      ["gate", "LoCoMo questions injected", "ctx@1000", "non-memory prompts injected"],
+      summary.gateSweep.map((r) => [r.gate, pct(r.questionsInjected), pct(r.inContext1000), pct(r.nonMemoryInjected)]),
+    ),
+  );
+  out.push("");
   out.push(
     `Median per question: bundle rank ${summary.latency.bundleMedianMs.toFixed(2)} ms, BM25 baseline ${summary.latency.baselineMedianMs.toFixed(2)} ms; ` +
       `median index build per conversation ${summary.latency.indexMedianMs.toFixed(0)} ms; ${summary.chunks} bundle chunks in all; ` +

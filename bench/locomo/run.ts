@@ -18,7 +18,10 @@ export type LocomoOutcome =
   | { skipped: true; reason: string }
   | { skipped: false; summary: LocomoSummary; markdown: string; runs: ConversationRun[] };
 
-export async function runLocomo(bundle: RetrieverUnderTest, options: { smoke: boolean; log: (line: string) => void }): Promise<LocomoOutcome> {
+export async function runLocomo(
+  bundle: RetrieverUnderTest,
+  options: { smoke: boolean; configuredGate: number; log: (line: string) => void },
+): Promise<LocomoOutcome> {
   const root = locomoDir();
   const names = listConversations(root);
   if (names.length === 0) {
@@ -33,6 +36,6 @@ export async function runLocomo(bundle: RetrieverUnderTest, options: { smoke: bo
     runs.push(await evaluateConversation(conversation, bundle, options.smoke ? prompts.filter((_, i) => i % 4 === 0) : prompts, { questionStride: options.smoke ? 3 : 1 }));
     options.log(`locomo: ${name} done (${conversation.queries.length} questions, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
-  const summary = summarise(runs);
+  const summary = summarise(runs, options.configuredGate);
   return { skipped: false, summary, markdown: renderLocomo(summary), runs };
 }

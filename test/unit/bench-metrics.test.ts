@@ -10,6 +10,9 @@ import {
 } from "../../bench/lib/metrics.ts";
 import { Bm25Baseline, baselineTokens } from "../../bench/locomo/bm25-baseline.ts";
 import { stripTurnIds, turnIdsIn } from "../../bench/locomo/data.ts";
+import type { Turn } from "../../bench/locomo/data.ts";
+import { baselineBlock, goldTextInBlock } from "../../bench/locomo/evaluate.ts";
+import { estimateTokens } from "../../src/core/tokens.ts";
 import { generateVault, seededRandom } from "../../bench/scale/vault.ts";
 import fs from "node:fs";
 import os from "node:os";
@@ -110,5 +113,33 @@ describe("synthetic vault", () => {
 
   it("seeded random differs between seeds", () => {
     expect(seededRandom(1)()).not.toBe(seededRandom(2)());
+  });
+});
+
+describe("injected-context recall", () => {
+  const turn = (id: string, text: string): Turn => ({ id, file: "memory/2023-05-08.md", raw: `${text} <!-- ${id} -->`, text });
+  const gold = turn("D1:3", "Ana: I joined a pottery class yesterday and loved the wheel.");
+
+  it("finds the whole gold turn despite escaping and line breaks in the block", () => {
+    const block = "## 🧠 Memory Context\n\n1. **[2023-05-08]** Ana: I joined a pottery class\nyesterday and loved the wheel\\. *(score: 0.91)*";
+    expect(goldTextInBlock(block, [gold])).toBe(true);
+  });
+
+  it("does not count a truncated snippet or an empty block", () => {
+    expect(goldTextInBlock("1. **[2023-05-08]** Ana: I joined a pottery class…", [gold])).toBe(false);
+    expect(goldTextInBlock("", [gold])).toBe(false);
+  });
+
+  it("does not match inside a longer word", () => {
+    const short = turn("D2:1", "Ben: art");
+    expect(goldTextInBlock("Ben: artistic plans", [short])).toBe(false);
+  });
+
+  it("packs the baseline block best first and never over budget", () => {
+    const turns = [turn("D1:1", "a".repeat(100)), turn("D1:2", "b".repeat(2000)), turn("D1:3", "c".repeat(100))];
+    const block = baselineBlock(turns, 100);
+    expect(estimateTokens(block)).toBeLessThanOrEqual(100);
+    expect(block.indexOf("aaa")).toBeLessThan(block.indexOf("ccc"));
+    expect(block).not.toContain("bbb");
   });
 });
