@@ -71,6 +71,10 @@ export const EthosContextConfigSchema = z.object({
   dedupeAcrossTurns: z.boolean().default(true),
   /** Also write <workspace>/ETHOS_CONTEXT.md (story 007 format) each turn, for observability. */
   writeContextFile: z.boolean().default(true),
+  /** Let open corrections and the last memory_retention_hours of daily notes share the block (CONFIG.md §6 assembler). */
+  assembleBlock: z.boolean().default(true),
+  /** Triage the operator's own messages (spec 004 §7): memory/.triage queue and CORRECTIONS.md. */
+  triage: z.boolean().default(true),
   memory: z
     .object({
       /** Extra fast-glob patterns, relative to the workspace (no absolute paths, no `..`). */

@@ -57,6 +57,8 @@ export type Selection = {
   injected: RetrievedMemory[];
   /** Exact text injected ("" when nothing is). */
   block: string;
+  /** The same story-007 layout and budget for a subset of `injected` (used by the block composer). */
+  render: (memories: readonly RetrievedMemory[]) => string;
 };
 
 /** Step 3 (synchronous): de-duplicate, gate, budget, neutralise and format. */
@@ -66,15 +68,12 @@ export function selectAndFormat(results: readonly RetrievedMemory[], options: Se
   const candidates = excluded ? results.filter((memory) => !excluded.has(memory.id)) : [...results];
   const gate = options.confidenceGate ?? config.confidenceGate;
   const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence });
-  if (!decision.inject) return { decision, candidates, injected: [], block: "" };
   const limits = budgetLimitsFor(config, options.sessionType, options.maxTokens);
-  const { injected, block } = buildBudgetedBlock(
-    decision.passing,
-    limits,
-    { ts: options.now ?? new Date(), queryScore: decision.topScore, threshold: gate, sourceLabel: options.sourceLabel },
-    options.format ?? formatContextBlock,
-  );
-  return { decision, candidates, injected, block };
+  const frame = { ts: options.now ?? new Date(), queryScore: decision.topScore, threshold: gate, sourceLabel: options.sourceLabel };
+  const render = (memories: readonly RetrievedMemory[]) => buildBudgetedBlock(memories, limits, frame, options.format ?? formatContextBlock).block;
+  if (!decision.inject) return { decision, candidates, injected: [], block: "", render };
+  const { injected, block } = buildBudgetedBlock(decision.passing, limits, frame, options.format ?? formatContextBlock);
+  return { decision, candidates, injected, block, render };
 }
 
 export type PipelineInput = {

@@ -58,7 +58,12 @@ export type BlockComposer = (input: {
   maxTokens: number;
   maxChars: number;
   now: Date;
-}) => Promise<string> | string;
+  /** Memory ids already injected earlier in this session: never injected twice. */
+  excludeIds: ReadonlySet<string>;
+}) => Promise<ComposedBlock | string> | ComposedBlock | string;
+
+/** A composed block and every memory id it carries (for per-session de-duplication). */
+export type ComposedBlock = { block: string; injectedIds: string[] };
 
 export type EthosContextRuntimeOptions = {
   /** openclaw.json for message:received (which carries no cfg). */
@@ -199,6 +204,18 @@ export class EthosContextRuntime {
   }
 
   /**
+   * Workspace for message-time work on the operator's own messages (triage), or undefined when the
+   * session is not the operator's (groups, strangers, subagents) or triage is switched off.
+   */
+  operatorWorkspaceForMessage(event: MessageReceivedEvent): string | undefined {
+    const cfg = (this.options.loadOpenClawConfig ?? loadOpenClawConfigFile)() ?? this.lastBootstrapCfg;
+    const config = this.configFrom(cfg);
+    if (!config.triage) return undefined;
+    const type = classifyForRetrieval(sessionKeyOf(event), cfg, config).type;
+    return type === "MAIN_SESSION" || type === "PRIVATE_DM" ? this.workspaceForMessage(event) : undefined;
+  }
+
+  /**
    * message:received. Synchronous on purpose: the gateway does not await this event, and only the
    * synchronous prefix of a handler is guaranteed to run before the agent run starts.
    */
@@ -285,23 +302,40 @@ export class EthosContextRuntime {
   }
 
   /** The composer's block when it answers in time and within budget, else the default block. */
-  private async composeBlock(selection: Selection, config: EthosContextConfig, sessionType: SessionType, workspaceDir: string, remainingMs: number): Promise<string> {
+  private async composeBlock(
+    selection: Selection,
+    config: EthosContextConfig,
+    sessionType: SessionType,
+    workspaceDir: string,
+    remainingMs: number,
+    excludeIds: ReadonlySet<string>,
+  ): Promise<ComposedBlock> {
+    const fallback: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id) };
     const composer = this.options.composeBlock;
-    if (!composer) return selection.block;
+    if (!composer || !config.assembleBlock || !selection.block) return fallback;
     const limits = budgetLimitsFor(config, sessionType);
     try {
       const composed = await withTimeout(
         Promise.resolve(
-          composer({ workspaceDir, sessionType, selection, maxTokens: Math.floor(limits.maxTotalChars / CHARS_PER_TOKEN), maxChars: limits.maxTotalChars, now: new Date(this.now()) }),
+          composer({
+            workspaceDir,
+            sessionType,
+            selection,
+            maxTokens: Math.floor(limits.maxTotalChars / CHARS_PER_TOKEN),
+            maxChars: limits.maxTotalChars,
+            now: new Date(this.now()),
+            excludeIds,
+          }),
         ),
         remainingMs,
       );
-      if (isString(composed) && composed.length <= limits.maxTotalChars) return composed;
+      const result = isString(composed) ? { block: composed, injectedIds: fallback.injectedIds } : composed;
+      if (result && isString(result.block) && result.block.length <= limits.maxTotalChars) return result;
       log().warn({ answered: composed !== undefined }, "block composer late or over budget; using the default block");
     } catch (error) {
       log().warn({ err: (error as Error).message }, "block composer failed; using the default block");
     }
-    return selection.block;
+    return fallback;
   }
 
   private async computeOutcome(
@@ -332,9 +366,9 @@ export class EthosContextRuntime {
           now: new Date(this.now()),
           format: this.options.format,
         });
-        const block = await this.composeBlock(selection, config, scope.sessionType, workspaceDir, Math.max(0, deadline - this.now()));
-        for (const memory of selection.injected) injectedIds.add(memory.id);
-        outcome = { block, injectedIds: selection.injected.map((m) => m.id), reason: selection.decision.tier };
+        const composed = await this.composeBlock(selection, config, scope.sessionType, workspaceDir, Math.max(0, deadline - this.now()), injectedIds);
+        for (const id of composed.injectedIds) injectedIds.add(id);
+        outcome = { block: composed.block, injectedIds: composed.injectedIds, reason: selection.decision.tier };
       }
     }
     log().info(

@@ -33,6 +33,8 @@ export type MemoryBlockInput = {
   /** Longest single entry, in characters (default 600). */
   maxSnippetChars?: number;
   include?: { corrections?: boolean; recentMemory?: boolean };
+  /** Item ids already injected earlier in the session: left out (never injected twice). */
+  excludeIds?: ReadonlySet<string>;
 };
 
 export type MemoryBlockResult = AssemblerResult & { errors: string[] };
@@ -138,10 +140,16 @@ export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<Memo
       errors.push(`recent memory: ${(error as Error).message}`);
     }
   }
+  const excluded = input.excludeIds;
+  if (excluded) {
+    corrections = corrections.filter((item) => !excluded.has(item.id));
+    recent = recent.filter((item) => !excluded.has(item.id));
+  }
   // A semantic hit that repeats a recent entry or a correction is shown once, in the earlier slot.
   const seen = new Set([...corrections, ...recent].map((item) => normalise(item.text.replace(/^- \[[^\]]*\] /, ""))));
   const hits: SlotItem[] = [];
   for (const hit of input.semanticHits) {
+    if (excluded?.has(hit.id)) continue;
     const body = renderMemoryText(hit.text, snippet);
     if (!body || seen.has(normalise(body))) continue;
     seen.add(normalise(body));

@@ -1,0 +1,40 @@
+import { loadHygieneConfigCached } from "../hygiene/config.ts";
+import { assembleMemoryBlock } from "../hygiene/memory-block.ts";
+import type { SessionType } from "../session/types.ts";
+import type { BlockComposer, ComposedBlock } from "./runtime.ts";
+
+// The injected block through the §6 context assembler: open corrections, memory from the last
+// `memory_retention_hours` and the semantic hits share the session type's ceiling, so a fresh
+// correction competes with the retrieval hits instead of being invisible to them.
+//
+// Layout: the story-007 block (header, heading, numbered hits) for the hits the assembler kept,
+// then the assembler's corrections and recent-memory sections. ETHOS_CONTEXT.md gets the same text.
+
+/**
+ * Corrections and daily notes are the operator's own: they join the block only in the operator's
+ * sessions. A group with its own memory folder gets its semantic hits and nothing from the workspace.
+ */
+const OPERATOR_SESSIONS: ReadonlySet<SessionType> = new Set(["MAIN_SESSION", "PRIVATE_DM"]);
+
+export const assemblerBlockComposer: BlockComposer = async ({ workspaceDir, sessionType, selection, maxTokens, maxChars, now, excludeIds }) => {
+  const semanticOnly: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id) };
+  if (!OPERATOR_SESSIONS.has(sessionType)) return semanticOnly;
+
+  const { config } = await loadHygieneConfigCached(workspaceDir);
+  const assembled = await assembleMemoryBlock({ workspaceDir, semanticHits: selection.injected, maxTokens, now, config, excludeIds });
+  const keptIds = new Set(assembled.blocks.flatMap((block) => block.itemIds));
+  const keptHits = selection.injected.filter((memory) => keptIds.has(memory.id));
+  const extraSections = assembled.blocks.filter((block) => block.slot !== "semantic_recall" && block.text);
+  if (extraSections.length === 0 && keptHits.length === selection.injected.length) return semanticOnly;
+
+  // The story-007 frame stays first so the markers are the same whatever the assembler chose; the
+  // gate's top hit is what made this turn memory-worthy, so it is never crowded out entirely.
+  const shownHits = keptHits.length > 0 ? keptHits : selection.injected.slice(0, 1);
+  const semantic = selection.render(shownHits);
+  const block = [semantic.trimEnd(), ...extraSections.map((section) => section.text.trimEnd())].join("\n\n") + "\n";
+  if (block.length > maxChars) return semanticOnly;
+  return {
+    block,
+    injectedIds: [...shownHits.map((memory) => memory.id), ...extraSections.flatMap((section) => section.itemIds)],
+  };
+};
