@@ -46,7 +46,7 @@ export async function loadBundle(): Promise<RetrieverUnderTest> {
           const result = await runContextPipeline({
             message,
             retriever,
-            config: CONFIG,
+            config: options.searchTopK ? { ...CONFIG, searchTopK: options.searchTopK } : CONFIG,
             sessionType: "MAIN_SESSION",
             maxTokens: budgetTokens,
             confidenceGate: options.confidenceGate,

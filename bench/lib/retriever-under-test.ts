@@ -26,9 +26,9 @@ export type IndexUnderTest = {
   rank(message: string, limit: number): Promise<RankedChunk[]>;
   /**
    * The hook's whole same-turn path for one message in a main session at a token budget;
-   * `confidenceGate` overrides the configured gate (for the gate sweep).
+   * `confidenceGate` and `searchTopK` override the configured values (gate sweep, top-k variant).
    */
-  runTurn(message: string, budgetTokens: number, options?: { confidenceGate?: number }): Promise<TurnOutcome>;
+  runTurn(message: string, budgetTokens: number, options?: { confidenceGate?: number; searchTopK?: number }): Promise<TurnOutcome>;
   /** Bring the index up to date after files changed (re-reads only what changed, via the cache). */
   refresh(): Promise<void>;
   /** Resolves when background work (the index cache write) has finished. */

@@ -1,7 +1,7 @@
 // Markdown tables for the LoCoMo summary.
 import { pct, ratio } from "../lib/metrics.ts";
 import { markdownTable } from "../lib/table.ts";
-import { BUDGETS } from "./evaluate.ts";
+import { BUDGETS, VARIANT_TOP_K } from "./evaluate.ts";
 import type { LocomoSummary, QualityRow } from "./evaluate.ts";
 
 const REFERENCE_BM25_ALL10 = { r1: 0.322, r3: 0.5, r5: 0.564, mrr10: 0.425 };
@@ -14,6 +14,7 @@ export function renderLocomo(summary: LocomoSummary): string {
   const out: string[] = [];
   const bundleAll = summary.bundle[0];
   const baselineAll = summary.baseline[0];
+  const variantAll = summary.bundleTopKVariant[0];
   out.push(`### LoCoMo retrieval quality (${summary.conversations.length} conversations, ${summary.questions} questions)`);
   out.push("");
   out.push("Percentages. `ctx@N` = the gold turn's full text reached the block injected at a budget of N tokens (headline).");
@@ -23,6 +24,7 @@ export function renderLocomo(summary: LocomoSummary): string {
       ["retriever", "R@1", "R@3", "R@5", "MRR@10", ...BUDGETS.map((b) => `ctx@${b}`), "questions injected"],
       [
         ["bundle (hook path)", ...qualityCells(bundleAll), pct(bundleAll.injectedRate)],
+        [`bundle, searchTopK ${VARIANT_TOP_K} (not the default)`, "", "", "", "", ...BUDGETS.map((b) => pct(variantAll.inContext[b])), pct(variantAll.injectedRate)],
         ["BM25 baseline", ...qualityCells(baselineAll), pct(baselineAll.injectedRate)],
         [
           "ratio bundle / baseline",
@@ -31,6 +33,15 @@ export function renderLocomo(summary: LocomoSummary): string {
           ratio(bundleAll.r5, baselineAll.r5),
           ratio(bundleAll.mrr10, baselineAll.mrr10),
           ...BUDGETS.map((b) => ratio(bundleAll.inContext[b], baselineAll.inContext[b])),
+          "",
+        ],
+        [
+          `ratio bundle topK ${VARIANT_TOP_K} / baseline`,
+          "",
+          "",
+          "",
+          "",
+          ...BUDGETS.map((b) => ratio(variantAll.inContext[b], baselineAll.inContext[b])),
           "",
         ],
         [
