@@ -32,7 +32,8 @@ async function main(): Promise<number> {
   const only = new Set<Section>((values.only ? values.only.split(",") : SECTIONS).map((s) => s.trim()) as Section[]);
   for (const name of only) if (!SECTIONS.includes(name)) throw new Error(`--only: unknown section ${name} (known: ${SECTIONS.join(", ")})`);
   const gatewayTurns = Number(values["gateway-turns"] ?? (smoke ? 0 : 20));
-  const command = `npm run ${smoke ? "bench:smoke" : "bench"}${process.argv.slice(2).filter((a) => a !== "--smoke").length ? ` -- ${process.argv.slice(2).filter((a) => a !== "--smoke").join(" ")}` : ""}`;
+  const extraArgs = process.argv.slice(2).filter((arg) => arg !== "--smoke");
+  const command = `npm run ${smoke ? "bench:smoke" : "bench"}${extraArgs.length ? ` -- ${extraArgs.join(" ")}` : ""}`;
 
   const machine = machineInfo();
   const started = Date.now();
@@ -66,7 +67,7 @@ async function main(): Promise<number> {
     const sizes = smoke ? [300, 1_000] : [1_000, 10_000, 100_000];
     const scale = await runScale({ sizes, queries: smoke ? 50 : 200, log });
     markdown.push(scale.markdown, "");
-    results.scale = { rows: scale.rows, fits: scale.fits };
+    results.scale = { rows: scale.rows, fits: scale.fits, emptyWorkerRssMB: scale.emptyWorkerRssMB };
     sectionSeconds.scale = (Date.now() - t) / 1000;
   }
   if (only.has("hooks")) {

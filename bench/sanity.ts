@@ -30,6 +30,15 @@ export function sanityProblems(results: Record<string, unknown>): string[] {
     if (!(row.warm.chunks > 0)) problems.push(`scale ${row.targetChunks}: warm start lost the index`);
   }
   const hooks = results.hooks as HooksResults | undefined;
-  if (hooks) problems.push(...hooks.problems);
+  if (hooks) {
+    problems.push(...hooks.problems);
+    const questions = hooks.inProcess?.sets.find((set) => set.messages === "memory questions");
+    if (hooks.inProcess && !(questions && questions.injectedRate >= 0.3)) {
+      problems.push(`hooks: the ethos-context handler injected memory on ${((questions?.injectedRate ?? 0) * 100).toFixed(0)}% of sample-workspace memory questions (expected most)`);
+    }
+    if (hooks.gateway && !hooks.gateway.enabled.some((turn) => turn.memoryBlockTokens > 0)) {
+      problems.push("hooks: no gateway turn with the bundle enabled carried a memory record in its system prompt");
+    }
+  }
   return problems;
 }

@@ -2,6 +2,7 @@
 // baseline. Returns undefined with a reason when the data folder is absent.
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { locomoDir } from "../lib/paths.ts";
 import type { RetrieverUnderTest } from "../lib/retriever-under-test.ts";
 import { listConversations, loadConversation } from "./data.ts";
@@ -10,7 +11,7 @@ import type { ConversationRun, LocomoSummary, NonMemoryPrompt } from "./evaluate
 import { renderLocomo } from "./report.ts";
 
 export function loadNonMemoryPrompts(): NonMemoryPrompt[] {
-  const file = path.join(path.dirname(new URL(import.meta.url).pathname), "non-memory-prompts.json");
+  const file = path.join(path.dirname(fileURLToPath(import.meta.url)), "non-memory-prompts.json");
   return (JSON.parse(fs.readFileSync(file, "utf8")) as { prompts: NonMemoryPrompt[] }).prompts;
 }
 

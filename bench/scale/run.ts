@@ -40,8 +40,17 @@ async function runWorker(vault: string, cache: string, phase: string, queries: n
   return JSON.parse(line) as WorkerResult;
 }
 
-export async function runScale(options: { sizes: number[]; queries: number; log: (line: string) => void }): Promise<{ rows: ScaleRow[]; fits: ScaleFit[]; markdown: string }> {
+export type ScaleResults = { rows: ScaleRow[]; fits: ScaleFit[]; emptyWorkerRssMB: number; markdown: string };
+
+export async function runScale(options: { sizes: number[]; queries: number; log: (line: string) => void }): Promise<ScaleResults> {
   const rows: ScaleRow[] = [];
+  const emptyRoot = fs.mkdtempSync(path.join(os.tmpdir(), "occ-bench-scale-empty-"));
+  let emptyWorkerRssMB: number;
+  try {
+    emptyWorkerRssMB = (await runWorker(emptyRoot, path.join(emptyRoot, "cache"), "empty", 0)).maxRssMB;
+  } finally {
+    fs.rmSync(emptyRoot, { recursive: true, force: true });
+  }
   for (const size of options.sizes) {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), `occ-bench-scale-${size}-`));
     try {
@@ -65,20 +74,26 @@ export async function runScale(options: { sizes: number[]; queries: number; log:
     fit("cold build time", (r) => r.cold.openMs),
     fit("warm start (load cache)", (r) => r.warm.openMs),
     fit("query p50", (r) => r.cold.queryP50Ms),
+    fit("pipeline turn p50", (r) => r.cold.turnP50Ms),
     fit("incremental update", (r) => r.cold.incrementalMs),
     fit("cache size", (r) => r.cold.cacheBytes),
-    fit("peak RSS", (r) => r.cold.maxRssMB),
+    fit("peak RSS above an empty worker", (r) => r.cold.maxRssMB - emptyWorkerRssMB),
   ];
-  return { rows, fits, markdown: renderScale(rows, fits) };
+  return { rows, fits, emptyWorkerRssMB, markdown: renderScale(rows, fits, emptyWorkerRssMB) };
 }
 
 const ms = (value: number | undefined) => (value === undefined ? "n/a" : value < 10 ? value.toFixed(2) : value.toFixed(0));
 
-export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]): string {
-  const out: string[] = ["### Latency and scale (synthetic vaults, seed 42)", ""];
+export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[], emptyWorkerRssMB: number): string {
+  const out: string[] = [
+    "### Latency and scale (synthetic vaults, seed 42)",
+    "",
+    `Times in ms. "query" = retriever search (top 10); "turn" = the whole pipeline for one message. Peak RSS includes Node + tsx (an empty worker peaks at ${emptyWorkerRssMB.toFixed(0)} MB).`,
+    "",
+  ];
   out.push(
     markdownTable(
-      ["target chunks", "bundle chunks", "md sections", "files", "vault MB", "cold build ms", "build MB/s", "warm start ms", "query p50 ms", "query p95 ms", "turn p50 ms", "turn p95 ms", "incremental ms", "cache MB", "peak RSS MB (cold / warm)"],
+      ["target chunks", "bundle chunks", "md sections", "files", "vault MB", "cold build", "build MB/s", "warm start", "query p50", "query p95", "turn p50", "turn p95", "incremental update", "cache MB", "peak RSS MB (cold / warm)"],
       rows.map((r) => [
         r.targetChunks,
         r.cold.chunks,

@@ -1,5 +1,6 @@
 // Child process for one vault size, so its peak RSS is its own. Prints one JSON line on stdout.
-//   node --import tsx bench/scale/worker.ts --vault <dir> --cache <dir> --phase cold|warm-start
+//   node --import tsx bench/scale/worker.ts --vault <dir> --cache <dir> --phase cold|warm-start|empty
+// `empty` loads the same modules and opens nothing: the RSS floor of a worker.
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -47,6 +48,11 @@ async function main(): Promise<void> {
   const phase = values.phase ?? "cold";
   const queryCount = Number(values.queries ?? 200);
   const bundle = await loadBundle();
+  if (phase === "empty") {
+    const floor: WorkerResult = { phase, chunks: 0, openMs: 0, cacheBytes: 0, maxRssMB: process.resourceUsage().maxRSS / 1024 };
+    process.stdout.write(`${JSON.stringify(floor)}\n`);
+    return;
+  }
 
   const openStart = performance.now();
   const index = await bundle.openIndex(vault, { cacheDir });
