@@ -2,6 +2,7 @@
 // RetrieverUnderTest shape. This is the only benchmark file that knows their APIs.
 import { defaultEthosContextConfig } from "../../src/context/config.ts";
 import { prepareQuery, runContextPipeline } from "../../src/context/pipeline.ts";
+import { memoryIndexOptions } from "../../src/context/runtime.ts";
 import { buildMemoryIndex, chunkMarkdown, createEmbeddedRetriever, workspaceMemorySources } from "../../src/memory/index.ts";
 import type { RetrieverUnderTest } from "./retriever-under-test.ts";
 import type { ChunkCounter } from "../scale/vault.ts";
@@ -11,6 +12,11 @@ const CONFIG = defaultEthosContextConfig();
 
 export const bundleChunkCounter: ChunkCounter = (markdown, relPath) =>
   chunkMarkdown(markdown, relPath, { maxChunkChars: CONFIG.memory.maxChunkChars }).length;
+
+/** How long agent:bootstrap waits for retrieval before injecting nothing. */
+export function awaitTimeoutMs(): number {
+  return CONFIG.awaitTimeoutMs;
+}
 
 export function defaultConfidenceGate(): number {
   return CONFIG.confidenceGate;
@@ -24,14 +30,11 @@ export async function loadBundle(): Promise<RetrieverUnderTest> {
   return {
     name: "bundle",
     async openIndex(workspaceDir, { cacheDir }) {
-      const index = await buildMemoryIndex(workspaceMemorySources(workspaceDir, CONFIG.memory.extraGlobs), {
-        cacheDir,
-        maxChunkChars: CONFIG.memory.maxChunkChars,
-        maxFileBytes: CONFIG.memory.maxFileBytes,
-        maxFiles: CONFIG.memory.maxFiles,
-      });
+      const options = { ...memoryIndexOptions(CONFIG), cacheDir };
+      const index = await buildMemoryIndex(workspaceMemorySources(workspaceDir, CONFIG.memory.extraGlobs), options);
       const retriever = createEmbeddedRetriever(index);
       return {
+        minRefreshIntervalMs: options.minRefreshIntervalMs ?? 0,
         get chunkCount() {
           return index.chunkCount;
         },

@@ -29,6 +29,8 @@ export type IndexUnderTest = {
    * `confidenceGate` and `searchTopK` override the configured values (gate sweep, top-k variant).
    */
   runTurn(message: string, budgetTokens: number, options?: { confidenceGate?: number; searchTopK?: number }): Promise<TurnOutcome>;
+  /** Refreshes closer together than this are skipped (the hook's stat-storm guard). */
+  minRefreshIntervalMs: number;
   /** Bring the index up to date after files changed (re-reads only what changed, via the cache). */
   refresh(): Promise<void>;
   /** Resolves when background work (the index cache write) has finished. */

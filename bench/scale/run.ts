@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { describeGrowth, logLogSlope } from "../lib/metrics.ts";
 import { REPO_ROOT } from "../lib/paths.ts";
 import { markdownTable } from "../lib/table.ts";
-import { bundleChunkCounter } from "../lib/bundle.ts";
+import { awaitTimeoutMs, bundleChunkCounter } from "../lib/bundle.ts";
 import { generateVault } from "./vault.ts";
 import type { WorkerResult } from "./worker.ts";
 
@@ -88,12 +88,12 @@ export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]
   const out: string[] = [
     "### Latency and scale (synthetic vaults, seed 42)",
     "",
-    `Times in ms. "query" = retriever search (top 10); "turn" = the whole pipeline for one message. Peak RSS includes Node + tsx (an empty worker peaks at ${emptyWorkerRssMB.toFixed(0)} MB).`,
+    `Times in ms. "query" = retriever search (top 10); "turn" = the whole pipeline for one message; "turns over await budget" = turns slower than the ${awaitTimeoutMs()} ms agent:bootstrap waits (they would inject nothing). Peak RSS includes Node + tsx (an empty worker peaks at ${emptyWorkerRssMB.toFixed(0)} MB).`,
     "",
   ];
   out.push(
     markdownTable(
-      ["target chunks", "bundle chunks", "md sections", "files", "vault MB", "cold build", "build MB/s", "warm start", "query p50", "query p95", "turn p50", "turn p95", "incremental update", "cache MB", "peak RSS MB (cold / warm)"],
+      ["target chunks", "bundle chunks", "md sections", "files", "vault MB", "cold build", "build MB/s", "warm start", "query p50", "query p95", "turn p50", "turn p95", "turns over await budget", "incremental update", "cache MB", "peak RSS MB (cold / warm)"],
       rows.map((r) => [
         r.targetChunks,
         r.cold.chunks,
@@ -107,6 +107,7 @@ export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]
         ms(r.cold.queryP95Ms),
         ms(r.cold.turnP50Ms),
         ms(r.cold.turnP95Ms),
+        r.cold.turnsOverAwaitBudget === undefined ? "n/a" : `${(r.cold.turnsOverAwaitBudget * 100).toFixed(0)}%`,
         ms(r.cold.incrementalMs),
         (r.cold.cacheBytes / 1024 / 1024).toFixed(1),
         `${r.cold.maxRssMB.toFixed(0)} / ${r.warm.maxRssMB.toFixed(0)}`,

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { loadBundle } from "../lib/bundle.ts";
+import { awaitTimeoutMs, loadBundle } from "../lib/bundle.ts";
 import { percentile } from "../lib/metrics.ts";
 import { generateQueries, touchOneFile } from "./vault.ts";
 
@@ -17,6 +17,8 @@ export type WorkerResult = {
   queryP95Ms?: number;
   turnP50Ms?: number;
   turnP95Ms?: number;
+  /** Fraction of pipeline turns slower than the hook's await budget (they would inject nothing). */
+  turnsOverAwaitBudget?: number;
   incrementalMs?: number;
   cacheBytes: number;
   maxRssMB: number;
@@ -68,6 +70,9 @@ async function main(): Promise<void> {
     result.queryP95Ms = percentile(rankTimes, 95);
     result.turnP50Ms = percentile(turnTimes, 50);
     result.turnP95Ms = percentile(turnTimes, 95);
+    result.turnsOverAwaitBudget = turnTimes.filter((ms) => ms > awaitTimeoutMs()).length / turnTimes.length;
+    // Past the hook's refresh interval, so the refresh below really re-reads (untimed wait).
+    await new Promise((resolve) => setTimeout(resolve, index.minRefreshIntervalMs + 20));
     touchOneFile(vault);
     const incrementalStart = performance.now();
     await index.refresh();
