@@ -39,19 +39,26 @@ function isParseArgsError(error: unknown): boolean {
 }
 
 /**
- * Prints "<label>… (Ns)" to stderr every second while `work` runs, so anything slower than a
- * second shows progress. Silent for fast work.
+ * Progress for anything slower than a second: "<label>… (Ns)" on stderr. On a terminal the line is
+ * updated in place every second; in logs a line is written after 1 s and then every 10 s.
+ * Silent for fast work.
  */
-export async function withProgress<T>(label: string, work: () => Promise<T>, stream: NodeJS.WritableStream = process.stderr): Promise<T> {
+export async function withProgress<T>(label: string, work: () => Promise<T>, stream: NodeJS.WriteStream = process.stderr): Promise<T> {
   const started = Date.now();
+  const tty = Boolean(stream.isTTY);
+  let ticks = 0;
   const timer = setInterval(() => {
-    stream.write(`${label}… (${Math.round((Date.now() - started) / 1000)}s)\n`);
+    ticks += 1;
+    const line = `${label}… (${Math.round((Date.now() - started) / 1000)}s)`;
+    if (tty) stream.write(`\r${line}`);
+    else if (ticks === 1 || ticks % 10 === 0) stream.write(`${line}\n`);
   }, 1000);
   timer.unref();
   try {
     return await work();
   } finally {
     clearInterval(timer);
+    if (tty && ticks > 0) stream.write("\n");
   }
 }
 

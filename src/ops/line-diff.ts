@@ -17,12 +17,12 @@ export function lineDiff(before: string, after: string, labels = { before: "befo
       out.push(`  ${a[i]}`);
       i += 1;
       j += 1;
-    } else if (j < b.length && (i >= a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      out.push(`+ ${b[j]}`);
-      j += 1;
-    } else {
+    } else if (i < a.length && (j >= b.length || lcs[i + 1][j] >= lcs[i][j + 1])) {
       out.push(`- ${a[i]}`);
       i += 1;
+    } else {
+      out.push(`+ ${b[j]}`);
+      j += 1;
     }
   }
   return out.join("\n") + "\n";

@@ -7,6 +7,9 @@ import { parseCliJson, runOpenClaw } from "./openclaw-cli.ts";
 export type HostFileReport = { name: string; path?: string; missing?: boolean; rawChars?: number; injectedChars?: number; truncated?: boolean };
 export type LiveContextReport = { sessionKey: string; files: HostFileReport[]; raw: unknown };
 
+/** chat.history truncates message text at 8,000 chars by default; the /context json reply is longer. 500,000 is the schema's maximum. */
+const HISTORY_MAX_CHARS = 500_000;
+
 export type GatewayTarget = { cli: string; url?: string; token?: string; env?: NodeJS.ProcessEnv };
 
 function targetArgs(target: GatewayTarget): string[] {
@@ -45,7 +48,7 @@ export async function captureLiveContext(target: GatewayTarget, sessionKey: stri
   if (send.code !== 0) throw new Error(`gateway not reachable: openclaw gateway call chat.send exited ${send.code}: ${(send.stderr || send.stdout).trim().split("\n")[0]}`);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const history = await runOpenClaw(target.cli, ["gateway", "call", "chat.history", "--json", "--params", JSON.stringify({ sessionKey, limit: 20 }), ...targetArgs(target)], {
+    const history = await runOpenClaw(target.cli, ["gateway", "call", "chat.history", "--json", "--params", JSON.stringify({ sessionKey, limit: 20, maxChars: HISTORY_MAX_CHARS }), ...targetArgs(target)], {
       env: target.env,
       timeoutMs,
     });

@@ -75,6 +75,8 @@ describe(`operator tools on a real OpenClaw ${VERSION} gateway`, () => {
   }, 600_000);
 
   it("AC-8: rollback --phase 2 → the next turn is bulk injection again, workspace unchanged", async () => {
+    // Precondition: the bundle is active (the install test above left it so).
+    expect(await turnUntil((names) => names.includes("TOOLS_COMPACT.md"))).toEqual(["SOUL.md", "USER.md", "TOOLS_COMPACT.md"]);
     const before = hashTree(gw.workspaceDir);
     const result = await runOpsScript("rollback.ts", ["--phase", "2", "--workspace", gw.workspaceDir], env);
     expect(result.code).toBe(0);
