@@ -7,7 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { estimateTokens } from "../../src/core/tokens.ts";
-import { REPO_ROOT, SAMPLE_WORKSPACE, hashTree, startGateway } from "./gateway.ts";
+import { explainWorkspace } from "../../src/bootstrap/explain.ts";
+import type { SessionExplanation } from "../../src/bootstrap/explain.ts";
+import { REPO_ROOT, SAMPLE_WORKSPACE, deepMerge, hashTree, startGateway } from "./gateway.ts";
 import type { Gateway, ProbeEvent, TurnResult } from "./gateway.ts";
 import { injectedChars, injectedNames, injectedTokens, parseInjectedFiles } from "./prompt.ts";
 import { OPENCLAW_TARGETS } from "./versions.ts";
@@ -75,8 +77,13 @@ const PROBE_MUTATIONS = [
   { keyContains: "probe-splice", op: "splice-soul" },
   { keyContains: "probe-reassign", op: "reassign" },
   { keyContains: "probe-undefined", op: "undefined" },
+  { keyContains: "probe-multi", op: "core-names" },
   { keyContains: "probe-custom", op: "custom-names" },
+  { keyContains: "probe-custom", op: "core-names" },
 ];
+
+/** Probe session per host filter kind, for what survives the host's post-hook filter. */
+const KIND_PROBE: Record<HostKind, string> = { direct: "probe:multi", group: "probe:customGroup", subagent: "probe:customSubagent", cron: "probe:customCron" };
 
 type Outcome = { turn?: TurnResult; error?: string; seconds: number };
 
@@ -134,6 +141,7 @@ for (const target of OPENCLAW_TARGETS) {
     let onEvents: ProbeEvent[] = [];
     let offHashes: { before: Record<string, string>; after: Record<string, string> } | undefined;
     let onHashes: { before: Record<string, string>; after: Record<string, string> } | undefined;
+    const explained = new Map<SessionName, SessionExplanation | string>();
     const versionStarted = Date.now();
 
     beforeAll(async () => {
@@ -172,6 +180,17 @@ for (const target of OPENCLAW_TARGETS) {
       for (const session of SESSIONS) on.set(session.name, await drive(onGw, session.drive));
       onEvents = onGw.probeEvents();
       onHashes = { before, after: hashTree(onGw.workspaceDir) };
+      // What `npm run explain` predicts for the same workspace, config and keys (host filters of this version).
+      const cfg = deepMerge(JSON.parse(fs.readFileSync(onGw.configPath, "utf8")) as Record<string, unknown>, { hooks: { internal: { entries: { "aci-bootstrap": { hostVersion: version } } } } });
+      for (const session of SESSIONS) {
+        const sessionKey = on.get(session.name)?.turn?.sessionKey;
+        if (!sessionKey) continue;
+        try {
+          explained.set(session.name, (await explainWorkspace({ workspaceDir: onGw.workspaceDir, cfg, sessionKey })).sessions[0]!);
+        } catch (error) {
+          explained.set(session.name, error instanceof Error ? error.message : String(error));
+        }
+      }
       await onGw.stop();
       timings[version] = { ...timings[version], onSeconds: (Date.now() - started) / 1000 };
     });
@@ -236,6 +255,11 @@ for (const target of OPENCLAW_TARGETS) {
       observed.customNamesGroup = hasCustom("customGroup");
       observed.customNamesSubagent = hasCustom("customSubagent");
       observed.customNamesCron = hasCustom("customCron");
+      for (const [kind, probe] of Object.entries(KIND_PROBE)) {
+        const prompt = turnOf(off, probe, version).systemPrompt;
+        const kept = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "TOOLS.md"].filter((name) => prompt.includes(`PROBE_NAME_${name}`));
+        observed[`postHookKeeps_${kind}`] = kept.length === 6 ? "all probed names" : kept.length ? kept.join(", ") : "none";
+      }
       const multi = turnOf(off, "probe:multi", version).systemPrompt;
       observed.inlineContentUsedAsIs = multi.includes("ETHOS_INLINE_MARKER") && !multi.includes(ETHOS_DISK_SENTINEL) ? "yes" : "no";
       observed.recordWithoutContentReadFromDisk = multi.includes(PROBE_DISK_SENTINEL) ? "yes" : "no (skipped)";
@@ -322,12 +346,10 @@ for (const target of OPENCLAW_TARGETS) {
     });
 
     // ------------------------------------------------------------------ ACI acceptance criteria (hook on)
+    /** Does a record the hook returns with this name reach the prompt in this session kind? (probe evidence) */
     const hostAllows = (session: (typeof SESSIONS)[number], name: string): boolean => {
-      const offNames = injectedNames(turnOf(off, session.name, version).systemPrompt);
-      const coreNames = filesOf(bootstrapEvents(offEvents, "agent:main:main")[0]).map((r) => r.name);
-      if (coreNames.includes(name)) return offNames.includes(name);
-      const probe = { direct: "probe:multi", group: "probe:customGroup", subagent: "probe:customSubagent", cron: "probe:customCron" }[session.kind];
-      return turnOf(off, probe, version).systemPrompt.includes("TOOLS_COMPACT_INLINE_MARKER");
+      const prompt = turnOf(off, KIND_PROBE[session.kind], version).systemPrompt;
+      return name === "TOOLS_COMPACT.md" ? prompt.includes("TOOLS_COMPACT_INLINE_MARKER") : prompt.includes(`PROBE_NAME_${name}`);
     };
     const expectedOn = (session: (typeof SESSIONS)[number]) =>
       SPEC_SETS[session.name].filter((name) => fs.existsSync(path.join(SAMPLE_WORKSPACE, name)) && hostAllows(session, name));
@@ -353,6 +375,21 @@ for (const target of OPENCLAW_TARGETS) {
       const soulLine = fs.readFileSync(path.join(SAMPLE_WORKSPACE, "SOUL.md"), "utf8").split("\n").find((l) => l.trim().length > 20)!.trim();
       observed.subagentSoulAllowedByHost = hostAllows(session, "SOUL.md") ? "yes" : "no";
       expect(prompt.includes(soulLine)).toBe(hostAllows(session, "SOUL.md"));
+    });
+
+    it("explain (the hook's own model of the host) predicts the files each real prompt got", () => {
+      const disagreements: string[] = [];
+      for (const session of SESSIONS) {
+        const explanation = explained.get(session.name);
+        if (typeof explanation !== "object") {
+          disagreements.push(`${session.name}: explain failed: ${explanation ?? "not run"}`);
+          continue;
+        }
+        const predicted = explanation.injected.map((f) => f.name).sort();
+        const actual = injectedNames(turnOf(on, session.name, version).systemPrompt).sort();
+        if (predicted.join() !== actual.join()) disagreements.push(`${session.name}: explain says [${predicted.join(", ")}], gateway injected [${actual.join(", ")}]`);
+      }
+      expect(disagreements, `explain vs openclaw ${version}`).toEqual([]);
     });
 
     it("privacy sentinels never reach subagent, external-DM, group, topic or cron prompts (hook on)", () => {

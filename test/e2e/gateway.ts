@@ -86,7 +86,7 @@ export type Gateway = {
   lastSystemPrompt(needle: string): string | undefined;
   /** Parsed probe-hook log lines (agent:bootstrap, message:received, probe:mutated). */
   probeEvents(): ProbeEvent[];
-  /** Gateway stdout+stderr so far. */
+  /** Gateway stdout+stderr so far (also in <root>/gateway.log; OPENCLAW_E2E_KEEP=1 keeps the root after stop). */
   logs(): string;
   stop(): Promise<void>;
 };
@@ -344,6 +344,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       liveGroups.delete(gatewayProcess.pid);
     }
     await model.stop();
+    // The temp root (state, workspace copy, installed pack) is deleted unless asked to keep it.
+    if (process.env.OPENCLAW_E2E_KEEP !== "1") fs.rmSync(root, { recursive: true, force: true });
   };
 
   try {

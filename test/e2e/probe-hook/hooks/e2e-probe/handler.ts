@@ -13,6 +13,8 @@ type Mutation = { keyContains: string; op: string };
 const SECRET_KEY = /(token|api[-_]?key|secret|password|passwd|credentials?|cookie|authorization|private[-_]?key)$/i;
 const BODY_KEY = /^(content|body|rawbody|bodyforagent|bodyforcommands|text|transcript|caption)$/i;
 let seq = 0;
+/** Names the "core-names" op adds; markers are `PROBE_NAME_<name>`. */
+const PROBED_NAMES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "TOOLS.md"];
 
 function logFile(): string | undefined {
   return process.env.OPENCLAW_E2E_PROBE_LOG || undefined;
@@ -103,6 +105,11 @@ function mutate(context: Record<string, unknown>, op: string): void {
       // path does not exist at all: is the content used as-is, and are custom names kept?
       files.push(record("ETHOS_CONTEXT.md", workspaceDir, "ETHOS_INLINE_MARKER"));
       files.push({ name: "TOOLS_COMPACT.md", path: path.join(workspaceDir, "nonexistent", "TOOLS_COMPACT.md"), content: "TOOLS_COMPACT_INLINE_MARKER", missing: false });
+      break;
+    case "core-names":
+      // Names the host knows, added by a hook under a path of their own (the host de-duplicates
+      // by path): which of them survive the host's post-hook session filter?
+      for (const name of PROBED_NAMES) files.push({ name, path: path.join(workspaceDir, "probe-core", name), content: `PROBE_NAME_${name}`, missing: false });
       break;
     case "no-content":
       // A record without content whose file exists on disk: does the host re-read the path?
