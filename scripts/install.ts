@@ -62,7 +62,7 @@ await runScript("install", async () => {
   const params = { bundleRoot: BUNDLE_ROOT, workspace, configPath, mode, cli, log: (line: string) => console.log(`- ${line}`) };
 
   if (values.uninstall) {
-    const steps = await uninstall(params);
+    const steps = await withProgress("uninstalling", () => uninstall(params));
     for (const step of steps) console.log(`- ${step}`);
     console.log("Uninstalled. Restart the gateway if its reload mode is off.");
     return 0;

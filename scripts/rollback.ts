@@ -2,7 +2,7 @@
 // One-command revert for each ACI migration phase (spec appendix B).
 import { parseArgs } from "node:util";
 import { resolveOpenClawConfigPath } from "../src/openclaw/config-file.ts";
-import { CheckFailedError, UsageError, printHelpAndExit, runScript } from "../src/ops/cli.ts";
+import { CheckFailedError, UsageError, printHelpAndExit, runScript, withProgress } from "../src/ops/cli.ts";
 import { findOpenClawCli } from "../src/ops/openclaw-cli.ts";
 import { resolveWorkspace } from "../src/ops/paths.ts";
 import { ROLLBACK_PHASES, rollback } from "../src/ops/rollback.ts";
@@ -51,7 +51,9 @@ await runScript("rollback", async () => {
   const workspace = resolveWorkspace(values.workspace);
   const configPath = values.config ?? resolveOpenClawConfigPath();
   const cli = values["no-cli"] ? undefined : findOpenClawCli();
-  const steps = await rollback({ workspace, phase: values.phase as RollbackPhase, configPath, restoreSoul: values["restore-soul"], cli });
+  const steps = await withProgress(`rolling back phase ${values.phase}`, () =>
+    rollback({ workspace, phase: values.phase as RollbackPhase, configPath, restoreSoul: values["restore-soul"], cli }),
+  );
   for (const step of steps) console.log(`${step.ok ? "ok  " : "FAIL"} ${step.action}: ${step.detail}`);
   const failed = steps.filter((step) => !step.ok);
   if (failed.length > 0) throw new CheckFailedError(`rollback of phase ${values.phase} incomplete: ${failed.map((step) => step.action).join(", ")}`);

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "../../src/core/tokens.ts";
 import { DEFAULT_CHECK_OPTIONS, checkToolsCompact, draftToolsCompact, extractLookupItems } from "../../src/ops/tools-compact.ts";
+import { startLlmStub } from "./ops-llm-stub.ts";
 import { runOpsScript } from "./ops-run-script.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -117,5 +118,25 @@ describe("TOOLS_COMPACT draft generator", () => {
     const missing = await runOpsScript("check-tools-compact.ts", ["--workspace", ws]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read .*TOOLS_COMPACT\.md/);
+  });
+
+  it("--llm: a compliant model answer replaces the deterministic draft; a non-compliant one is rejected", async () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), "ops-tc-"));
+    fs.writeFileSync(path.join(ws, "TOOLS.md"), TOOLS_MD);
+    const draftFile = path.join(ws, "initiatives/adaptive-context-injection/TOOLS_COMPACT_DRAFT.md");
+    const stub = await startLlmStub([{ answer: GOOD }, { answer: "## Browser\nWe use Chrome because it is fast.\n" }]);
+    try {
+      const good = await runOpsScript("draft-tools-compact.ts", ["--workspace", ws, "--llm", "--llm-url", stub.ollamaUrl, "--retries", "0"]);
+      expect(good.code).toBe(0);
+      expect(good.stdout).toContain("Draft (LLM pass (qwen3.5:35b) over the deterministic draft)");
+      expect(fs.readFileSync(draftFile, "utf8")).toBe(GOOD);
+      expect(stub.requests[0].body.messages?.at(-1)?.content).toContain("Telegram Topics");
+      const bad = await runOpsScript("draft-tools-compact.ts", ["--workspace", ws, "--llm", "--llm-url", stub.ollamaUrl, "--retries", "0"]);
+      expect(bad.code).toBe(0);
+      expect(bad.stderr).toMatch(/LLM draft rejected .*narrative/);
+      expect(fs.readFileSync(draftFile, "utf8")).toBe(draftToolsCompact(TOOLS_MD).text);
+    } finally {
+      await stub.stop();
+    }
   });
 });
