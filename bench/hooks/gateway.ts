@@ -9,16 +9,33 @@ import type { Gateway } from "../../test/e2e/gateway.ts";
 import { OPENCLAW_TARGETS } from "../../test/e2e/versions.ts";
 import { mean, median, percentile } from "../lib/metrics.ts";
 import { markdownTable } from "../lib/table.ts";
+import { seededRandom } from "../scale/vault.ts";
 import { MEMORY_MESSAGES } from "./in-process.ts";
 
-export type ArmTurn = { wallMs: number; toModelMs: number; systemPromptTokens: number; memoryBlockTokens: number };
+export type ArmTurn = {
+  wallMs: number;
+  toModelMs: number;
+  /**
+   * From the probe hook's agent:bootstrap record (the probe runs before our hooks) to the model
+   * request: our hooks plus the host's prompt assembly, without the CLI process around the turn.
+   */
+  bootstrapToModelMs: number;
+  systemPromptTokens: number;
+  memoryBlockTokens: number;
+};
 export type GatewayResult = {
   version: string;
   turnsPerArm: number;
   enabled: ArmTurn[];
   disabled: ArmTurn[];
   ratio: { wallMedian: number; wallP10: number; wallP90: number; toModelMedian: number; toModelP10: number; toModelP90: number };
-  addedMs: { wallMedian: number; toModelMedian: number };
+  addedMs: {
+    wallMedian: number;
+    toModelMedian: number;
+    bootstrapToModelMedian: number;
+    /** Seeded bootstrap 95% interval of the median paired difference bootstrap → model request. */
+    bootstrapToModelCI95: [number, number];
+  };
   markdown: string;
 };
 
@@ -48,9 +65,14 @@ async function timedTurn(gateway: Gateway, sessionKey: string, text: string): Pr
     throw new Error(`${(error as Error).message}\nmodel requests seen: ${seen.join(", ")}\ngateway log tail: ${gateway.logs().slice(-1500)}`);
   }
   const wallMs = performance.now() - start;
+  const bootstrap = gateway
+    .probeEvents()
+    .filter((event) => event.event === "agent:bootstrap" && event.sessionKey === sessionKey)
+    .pop();
   return {
     wallMs,
     toModelMs: turn.request.receivedAt - startedAt,
+    bootstrapToModelMs: bootstrap ? turn.request.receivedAt - bootstrap.t : Number.NaN,
     systemPromptTokens: estimateTokens(turn.systemPrompt),
     memoryBlockTokens: memoryBlockTokens(turn.systemPrompt),
   };
@@ -90,6 +112,7 @@ export async function measureGateway(options: { turnsPerArm: number; log: (line:
     }
 
     const ratios = (pick: (t: ArmTurn) => number) => enabled.map((a, i) => pick(a) / pick(disabled[i]));
+    const bootstrapDiffs = enabled.map((a, i) => a.bootstrapToModelMs - disabled[i].bootstrapToModelMs).filter(Number.isFinite);
     const wallRatios = ratios((t) => t.wallMs);
     const modelRatios = ratios((t) => t.toModelMs);
     const result: Omit<GatewayResult, "markdown"> = {
@@ -108,12 +131,26 @@ export async function measureGateway(options: { turnsPerArm: number; log: (line:
       addedMs: {
         wallMedian: median(enabled.map((a, i) => a.wallMs - disabled[i].wallMs)),
         toModelMedian: median(enabled.map((a, i) => a.toModelMs - disabled[i].toModelMs)),
+        bootstrapToModelMedian: median(bootstrapDiffs),
+        bootstrapToModelCI95: bootstrapMedianInterval(bootstrapDiffs),
       },
     };
     return { ...result, markdown: renderGateway(result) };
   } finally {
     for (const gateway of started.reverse()) await gateway.stop();
   }
+}
+
+/** Percentile bootstrap (1,000 resamples, seeded) of the median: a spread that needs no normality. */
+function bootstrapMedianInterval(values: readonly number[]): [number, number] {
+  if (values.length === 0) return [Number.NaN, Number.NaN];
+  const rng = seededRandom(7);
+  const medians: number[] = [];
+  for (let r = 0; r < 1000; r++) {
+    const sample = values.map(() => values[Math.floor(rng() * values.length)]);
+    medians.push(median(sample));
+  }
+  return [percentile(medians, 2.5), percentile(medians, 97.5)];
 }
 
 function renderGateway(r: Omit<GatewayResult, "markdown">): string {
@@ -123,6 +160,7 @@ function renderGateway(r: Omit<GatewayResult, "markdown">): string {
     turns.length,
     f(median(turns.map((t) => t.wallMs))),
     f(median(turns.map((t) => t.toModelMs))),
+    f(median(turns.map((t) => t.bootstrapToModelMs))),
     f(median(turns.map((t) => t.systemPromptTokens))),
     f(mean(turns.map((t) => t.memoryBlockTokens))),
     `${((turns.filter((t) => t.memoryBlockTokens > 0).length / Math.max(1, turns.length)) * 100).toFixed(0)}%`,
@@ -131,12 +169,13 @@ function renderGateway(r: Omit<GatewayResult, "markdown">): string {
     `Real gateway (OpenClaw ${r.version}, mock model, \`chat.send\` on fresh main-session threads, turns interleaved A B A B):`,
     "",
     markdownTable(
-      ["arm", "turns", "wall ms (median)", "send → model request ms (median)", "system prompt tokens (median)", "memory block tokens (mean)", "turns with memory"],
+      ["arm", "turns", "wall ms (median)", "send → model request ms (median)", "agent:bootstrap → model request ms (median)", "system prompt tokens (median)", "memory block tokens (mean)", "turns with memory"],
       [arm("bundle enabled", r.enabled), arm("bundle disabled", r.disabled)],
     ),
     "",
     `Added wall time per turn: ratio enabled / disabled, median ${r.ratio.wallMedian.toFixed(3)} (p10 ${r.ratio.wallP10.toFixed(3)}, p90 ${r.ratio.wallP90.toFixed(3)}), median difference ${r.addedMs.wallMedian.toFixed(0)} ms. ` +
       `Until the model request: median ${r.ratio.toModelMedian.toFixed(3)} (p10 ${r.ratio.toModelP10.toFixed(3)}, p90 ${r.ratio.toModelP90.toFixed(3)}), median difference ${r.addedMs.toModelMedian.toFixed(0)} ms. ` +
+      `From the agent:bootstrap event to the model request (our hooks + the host's prompt assembly, no CLI): median paired difference ${r.addedMs.bootstrapToModelMedian.toFixed(0)} ms (95% bootstrap interval ${r.addedMs.bootstrapToModelCI95[0].toFixed(0)} to ${r.addedMs.bootstrapToModelCI95[1].toFixed(0)} ms). ` +
       "Wall time includes the OpenClaw CLI process that sends each turn, the same in both arms.",
   ].join("\n");
 }
