@@ -123,14 +123,14 @@ function cleanItem(item: string): string {
 }
 
 /**
- * Lookup tokens of a prose line: code spans and host:port only. Prose such as "moved from port 3000
- * to 3100" is history, not lookup data, so bare numbers and words in it are not kept.
+ * Lookup tokens of prose: code spans, URLs, host:port and @handles. Prose such as "moved from port
+ * 3000 to 3100" is history, not lookup data, so bare numbers and words in it are not kept.
  */
-function lookupTokens(line: string): string[] {
+function lookupTokens(text: string): string[] {
   const tokens = new Set<string>();
-  for (const match of line.matchAll(/`[^`]+`/g)) tokens.add(match[0]);
-  const bare = line.replace(/`[^`]+`/g, " ");
-  for (const match of bare.matchAll(/\b[\w.-]+:\d{2,5}\b/g)) tokens.add(match[0]);
+  for (const match of text.matchAll(/`[^`]+`/g)) tokens.add(match[0]);
+  const bare = text.replace(/`[^`]+`/g, " ");
+  for (const match of bare.matchAll(/\bhttps?:\/\/[^\s)]+|\b[A-Za-z][\w.-]*:\d{2,5}\b|(?<![\w.])@[A-Za-z][\w-]+/g)) tokens.add(match[0].replace(/[.,;]+$/, ""));
   return [...tokens];
 }
 
@@ -138,40 +138,83 @@ function hasNarrative(text: string): boolean {
   return NARRATIVE_MARKERS.some((marker) => markerPattern(marker).test(proseOf(text)));
 }
 
+/** Short enough to be a lookup entry as written (values longer than this are reduced to their tokens). */
+const MAX_ENTRY_WORDS = 8;
+const EMPTY_CELL = /^(?:none|n\/a|-|—|tbd)$/i;
+
+function isLookupSignal(text: string): boolean {
+  return PORT.test(text) || FLAG.test(text) || CODE.test(text) || ID.test(text) || /https?:\/\//.test(text);
+}
+
+/** A table row: keep the cells that look like lookup values (ids, code, short names), drop descriptions. */
+function tableRowItem(line: string): string {
+  const cells = line.split("|").map((cell) => cell.trim()).filter(Boolean);
+  return cells.filter((cell) => !EMPTY_CELL.test(cell) && (wordCount(proseOf(cell)) <= 3 || isLookupSignal(cell))).join(" ");
+}
+
+/** One list item or paragraph (wrapped lines joined). */
+function unitItem(unit: string): string | undefined {
+  const text = cleanItem(unit);
+  const keyValue = KEY_VALUE.exec(text);
+  // "Why …:" keys introduce explanations, exactly what the compact table leaves out.
+  if (keyValue && /^why\b/i.test(keyValue[1].trim())) return undefined;
+  if (keyValue && !/^https?$/i.test(keyValue[1])) {
+    const value = keyValue[2];
+    const short = !hasNarrative(value) && wordCount(proseOf(value)) <= MAX_ENTRY_WORDS;
+    const kept = short ? cleanItem(value) : lookupTokens(value).join(" ");
+    return kept ? `${cleanItem(keyValue[1])}: ${kept}` : undefined;
+  }
+  if (!isLookupSignal(text)) return undefined;
+  const short = !hasNarrative(text) && wordCount(proseOf(text)) <= MAX_ENTRY_WORDS;
+  const kept = short ? text : lookupTokens(text).join(" ");
+  return kept || undefined;
+}
+
 /** Deterministic extraction of lookup entries from one TOOLS.md section body. */
 export function extractLookupItems(body: string): string[] {
   const items: string[] = [];
-  let inFence = false;
   const lines = splitLines(body);
+  let inFence = false;
+  let unit: string[] = [];
+  const flush = () => {
+    if (unit.length > 0) {
+      const item = unitItem(unit.join(" "));
+      if (item) items.push(item);
+    }
+    unit = [];
+  };
   for (const [index, raw] of lines.entries()) {
     if (/^\s{0,3}(```|~~~)/.test(raw)) {
+      flush();
       inFence = !inFence;
       continue;
     }
     const line = raw.trim();
-    if (!line || /^#/.test(line)) continue;
     // Fenced or indented code: a command line worth keeping verbatim.
-    if (inFence || /^( {4}|\t)/.test(raw)) {
-      if (line.length <= 80) items.push(`\`${line}\``);
+    if (inFence || (/^( {4}|\t)/.test(raw) && unit.length === 0 && line)) {
+      if (line && line.length <= 80) items.push(`\`${line}\``);
+      continue;
+    }
+    if (!line || /^#/.test(line)) {
+      flush();
       continue;
     }
     if (line.startsWith("|")) {
+      flush();
       const isSeparator = (candidate: string | undefined) => candidate !== undefined && /^\|[\s|:-]+\|?$/.test(candidate.trim());
       if (isSeparator(line) || isSeparator(lines[index + 1])) continue; // separator and header rows
-      const cells = line.split("|").map((cell) => cell.trim()).filter(Boolean);
-      if (cells.length > 0) items.push(cells.join(" "));
-      continue;
-    }
-    const keyValue = KEY_VALUE.exec(line);
-    if (keyValue && !hasNarrative(keyValue[2]) && keyValue[2].length <= 80 && !/^https?$/i.test(keyValue[1])) {
-      items.push(`${cleanItem(keyValue[1])}: ${cleanItem(keyValue[2])}`);
-      continue;
-    }
-    if (PORT.test(line) || FLAG.test(line) || CODE.test(line) || ID.test(line)) {
-      const item = hasNarrative(line) || wordCount(proseOf(line)) > 14 ? lookupTokens(line).join(" ") : cleanItem(line);
+      const item = tableRowItem(line);
       if (item) items.push(item);
+      continue;
     }
+    // A new list item starts a new unit; wrapped text continues the current one. An unindented line
+    // right after a list item is read as a new paragraph (the usual intent, even if Markdown says otherwise).
+    const isListItem = /^(?:[-*+]|\d+[.)])\s+/.test(line);
+    const unitIsList = unit.length > 0 && /^(?:[-*+]|\d+[.)])\s+/.test(unit[0]);
+    if (isListItem || (unitIsList && !/^\s/.test(raw))) flush();
+    unit.push(line);
   }
+  flush();
   return [...new Set(items.map(cleanItem).filter(Boolean))];
 }
 

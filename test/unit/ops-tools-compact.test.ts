@@ -71,7 +71,7 @@ describe("TOOLS_COMPACT draft generator", () => {
     const draft = draftToolsCompact(TOOLS_MD);
     expect(draft.warnings).toEqual([]);
     expect(checkToolsCompact(draft.text)).toMatchObject({ ok: true });
-    for (const value of ["chrome-jeff", "9222", "http://mc.local:3100", "15 Ops", "79 Projects", "`cursor-agent -p --model sonnet-4 --output-format text`", "`say -v Ava`", "`cam-porch`", "8554"]) {
+    for (const value of ["chrome-jeff", "9222", "http://mc.local:3100", "15 Ops", "79 Projects", "`cursor-agent -p --model sonnet-4 --output-format text`", "`say -v Ava`", 'ElevenLabs voice "Rachel"', "`cam-porch`", "8554"]) {
       expect(draft.text).toContain(value);
     }
     expect(draft.text).not.toMatch(/because|Grafana|port 3000|Playwright|home network/);
@@ -88,6 +88,20 @@ describe("TOOLS_COMPACT draft generator", () => {
     const draft = draftToolsCompact("# TOOLS\n## Browser\n- CDP port: 9222\n");
     expect(draft.text).toContain("## Camera\nTODO: not found in TOOLS.md");
     expect(draft.warnings.join()).toMatch(/no TOOLS.md section matches "Camera"/);
+  });
+
+  it("joins wrapped lines, keeps short table cells, skips 'Why' explanations and clock times", () => {
+    const body = [
+      "| id | name | what goes there |",
+      "|---|---|---|",
+      "| 15 | Ops | infrastructure, incidents and maintenance work | none |",
+      "",
+      "`chrome-jeff` (work profile): logged into Jeff's Google account, the studio's Notion, Linear and",
+      "the bank, so never scrape with it.",
+      "",
+      "- Why two engines: quiet hours 22:00 to 07:00 use the local voice.",
+    ].join("\n");
+    expect(extractLookupItems(body)).toEqual(["15 Ops", "`chrome-jeff`"]);
   });
 
   it("turns prose lines into their code spans only", () => {
