@@ -1,11 +1,17 @@
 import { defineConfig } from "vitest/config";
 
+const E2E_FILES = "test/e2e/**/*.e2e.test.ts";
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // The e2e suite boots real gateways; give it room, but every wait inside is bounded.
     testTimeout: 30_000,
     hookTimeout: 600_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["**/node_modules/**", E2E_FILES] } },
+      // Real gateways: one e2e file at a time (2-core CI), after the unit tests have finished.
+      { extends: true, test: { name: "e2e", include: [E2E_FILES], fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
