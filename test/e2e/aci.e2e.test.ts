@@ -151,7 +151,7 @@ for (const target of OPENCLAW_TARGETS) {
         hooks: { "aci-bootstrap": { enabled: false }, "ethos-context": { enabled: false }, "e2e-probe": { enabled: true, mutations: PROBE_MUTATIONS } },
         workspaceFiles: workspaceFilesWithSentinels(),
       });
-      timings[version] = { ...timings[version], offStartSeconds: (Date.now() - started) / 1000 };
+      timings[version] = { ...timings[version], installSeconds: offGw.installed.installSeconds, offStartSeconds: (Date.now() - started) / 1000 };
       const before = hashTree(offGw.workspaceDir);
       for (const session of SESSIONS) off.set(session.name, await drive(offGw, session.drive));
       for (const [name, key] of Object.entries(PROBES)) {
@@ -423,22 +423,33 @@ for (const target of OPENCLAW_TARGETS) {
     });
 
     it("size report: our parse and estimateTokens vs OpenClaw's systemPromptReport", () => {
-      const rows: Record<string, unknown>[] = [];
+      type ReportFile = { name: string; missing: boolean; injectedChars: number };
+      const rows: { session: string; ourFiles: string; reportFiles: string; ourChars: number; reportedChars: number; ourTokens: number; reportTokens: number }[] = [];
       for (const session of SESSIONS.filter((s) => !["main", "cron", "heartbeat"].includes(s.name))) {
         const turn = turnOf(on, session.name, version);
-        const report = (turn.cliJson as { result?: { meta?: { systemPromptReport?: { injectedWorkspaceFiles?: { name: string; missing: boolean; injectedChars: number }[] } } } })?.result?.meta?.systemPromptReport;
+        const report = (turn.cliJson as { result?: { meta?: { systemPromptReport?: { injectedWorkspaceFiles?: ReportFile[] } } } })?.result?.meta?.systemPromptReport;
         expect(report, `${session.name}: systemPromptReport in the agent RPC result`).toBeDefined();
         const reported = (report!.injectedWorkspaceFiles ?? []).filter((f) => f.injectedChars > 0);
         const ours = parseInjectedFiles(turn.systemPrompt);
-        expect(new Set(ours.map((f) => f.name))).toEqual(new Set(reported.map((f) => f.name)));
         const reportedChars = reported.reduce((sum, f) => sum + f.injectedChars, 0);
-        const ourChars = ours.reduce((sum, f) => sum + f.content.length, 0);
-        rows.push({ session: session.name, files: ours.map((f) => f.name).join(" "), ourChars, reportedChars, ourTokens: injectedTokens(turn.systemPrompt), reportTokens: estimateTokens("x".repeat(reportedChars)) });
-        // The host trims trailing whitespace; our parse trims both ends. Allow 2 chars per file.
-        expect(Math.abs(ourChars - reportedChars)).toBeLessThanOrEqual(2 * ours.length);
+        rows.push({
+          session: session.name,
+          ourFiles: ours.map((f) => `${f.name}:${f.content.length}`).join(" "),
+          reportFiles: reported.map((f) => `${f.name}:${f.injectedChars}`).join(" "),
+          ourChars: ours.reduce((sum, f) => sum + f.content.length, 0),
+          reportedChars,
+          ourTokens: injectedTokens(turn.systemPrompt),
+          reportTokens: Math.ceil(reportedChars / 4),
+        });
       }
       console.log(`size report, openclaw ${version}`);
       console.table(rows);
+      for (const row of rows) {
+        const names = (list: string) => list.split(" ").filter(Boolean).map((f) => f.replace(/:\d+$/, "")).sort();
+        expect(names(row.ourFiles), `${row.session}: injected files, ours vs OpenClaw's report`).toEqual(names(row.reportFiles));
+        // The host trims trailing whitespace; our parse trims both ends. Allow 2 chars per file.
+        expect(Math.abs(row.ourChars - row.reportedChars), `${row.session}: injected chars, ours vs OpenClaw's report`).toBeLessThanOrEqual(2 * Math.max(1, row.ourFiles.split(" ").length));
+      }
     });
 
     it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {

@@ -13,6 +13,8 @@ import { fileURLToPath } from "node:url";
 import { ensureInstalled } from "./install.ts";
 import type { InstalledTarget } from "./install.ts";
 import { startMockModel } from "./mock-model.ts";
+import { parseInjectedFiles } from "./prompt.ts";
+import type { InjectedFile } from "./prompt.ts";
 import type { MockModel, RecordedRequest } from "./mock-model.ts";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -51,6 +53,8 @@ export type TurnResult = {
   text: string;
   request: RecordedRequest;
   systemPrompt: string;
+  /** Workspace files injected into the prompt (parsed at turn time, while the workspace exists). */
+  injectedFiles: InjectedFile[];
   /** Parsed `--json` output of the CLI command, when it printed JSON. */
   cliJson?: unknown;
 };
@@ -400,7 +404,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         .map((line) => JSON.parse(line) as ProbeEvent);
     const findTurn = async (sessionKey: string, text: string, timeoutMs: number, cliJson?: unknown): Promise<TurnResult> => {
       const request = await model.waitForUserText(text, timeoutMs);
-      return { sessionKey, text, request, systemPrompt: model.systemPromptOf(request), cliJson };
+      const systemPrompt = model.systemPromptOf(request);
+      return { sessionKey, text, request, systemPrompt, injectedFiles: parseInjectedFiles(systemPrompt), cliJson };
     };
 
     return {

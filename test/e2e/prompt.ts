@@ -27,7 +27,20 @@ function diskLines(file: string): Set<string> | undefined {
   }
 }
 
+// Parses are remembered per prompt: the harness parses each turn while its workspace still
+// exists (the last section's end is found with the file on disk), later calls reuse that parse.
+const parsed = new Map<string, InjectedFile[]>();
+
 export function parseInjectedFiles(prompt: string): InjectedFile[] {
+  let files = parsed.get(prompt);
+  if (!files) {
+    files = parseNow(prompt);
+    parsed.set(prompt, files);
+  }
+  return files;
+}
+
+function parseNow(prompt: string): InjectedFile[] {
   const lines = prompt.split("\n");
   const start = lines.findIndex((line) => line.trim() === "# Project Context");
   if (start < 0) return [];
