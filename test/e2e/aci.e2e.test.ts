@@ -67,6 +67,7 @@ const PROBES = {
   customGroup: "agent:main:telegram:group:probe-custom",
   customSubagent: "agent:main:subagent:probe-custom-0b1c",
   customCron: "agent:main:cron:probe-custom:run:probe",
+  throwing: "agent:main:probe-throw",
   delay: "agent:main:probe-delay",
 } as const;
 
@@ -77,6 +78,7 @@ const PROBE_MUTATIONS = [
   { keyContains: "probe-splice", op: "splice-soul" },
   { keyContains: "probe-reassign", op: "reassign" },
   { keyContains: "probe-undefined", op: "undefined" },
+  { keyContains: "probe-throw", op: "throw" },
   { keyContains: "probe-multi", op: "core-names" },
   { keyContains: "probe-custom", op: "custom-names" },
   { keyContains: "probe-custom", op: "core-names" },
@@ -270,6 +272,8 @@ for (const target of OPENCLAW_TARGETS) {
       const types = [...new Set(offEvents.filter((e) => e.event === "agent:bootstrap").map((e) => (e.context as { bootstrapFilesType?: string }).bootstrapFilesType))];
       observed.bootstrapFilesReceivedType = types.join(", ");
       const prompt = turnOf(off, "probe:undefinedList", version).systemPrompt;
+      const throwing = off.get("probe:throwing");
+      observed.throwingHookTolerated = throwing?.turn && injectedNames(throwing.turn.systemPrompt).includes("SOUL.md") ? "yes, turn ran with the host's files" : `no: ${throwing?.error ?? "no turn"}`;
       observed.undefinedBootstrapFiles = injectedNames(prompt).includes("SOUL.md") ? "host keeps its own list" : "files dropped";
       expect(types.length).toBeGreaterThan(0);
     });
