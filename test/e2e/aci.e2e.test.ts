@@ -209,6 +209,8 @@ for (const target of OPENCLAW_TARGETS) {
 
     // ------------------------------------------------------------------ harness sanity
     it("drives every session type with the hook off and on (no type silently missing)", () => {
+      // Our whole pack went in through the OpenClaw CLI (a manifest hook left out would show here).
+      expect(onGw!.packInstall).not.toContain("missing");
       const failures = [...off, ...on].filter(([, o]) => !o.turn).map(([name, o]) => `${name}: ${o.error}`);
       expect(failures, `session types that could not be driven on ${version}`).toEqual([]);
       for (const session of SESSIONS) {
