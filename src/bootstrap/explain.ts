@@ -10,7 +10,7 @@ import { applyBootstrapPolicy } from "./apply.ts";
 import type { BootstrapDecision } from "./apply.ts";
 import { estimateInjection, resolveBootstrapLimits } from "./budget.ts";
 import type { BootstrapLimits } from "./budget.ts";
-import { CORE_BOOTSTRAP_FILES, hostDroppedNames, hostPreHookNames, hostVersionFor } from "./host-filters.ts";
+import { hostCoreFiles, hostDroppedNames, hostPreHookNames, hostVersionFor } from "./host-filters.ts";
 import { sessionContextFor } from "./run.ts";
 import { readWorkspaceFile } from "./workspace-read.ts";
 
@@ -31,7 +31,7 @@ export async function simulateHostRecords(
 ): Promise<BootstrapFileRecord[]> {
   const allowed = new Set(hostPreHookNames(classification, hostVersion));
   const records: BootstrapFileRecord[] = [];
-  for (const name of CORE_BOOTSTRAP_FILES) {
+  for (const name of hostCoreFiles(hostVersion)) {
     if (!allowed.has(name)) continue;
     const read = await readWorkspaceFile(workspaceDir, name, CORE_READ_CAP_BYTES);
     if (read.ok) records.push({ name, path: read.path, content: read.content, missing: false });

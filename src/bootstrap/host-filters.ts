@@ -2,15 +2,20 @@
 // that a set asks for but that can never reach the model. We do NOT work around these filters
 // (no renaming records to AGENTS.md): the gap is reported, nothing more.
 //
-// Source: openclaw 2026.9.6 dist/workspace-*.mjs filterBootstrapFilesForSession, applied before AND
-// after agent:bootstrap hooks (see HOOK_ASSUMPTIONS.md). The e2e suite checks these against real
-// gateways; to correct an entry, edit HOST_FILTERS below.
+// Source: observed on real gateways by the e2e suite (HOOK_ASSUMPTIONS.md); for 2026.9.6 also
+// dist/workspace-*.mjs filterBootstrapFilesForSession, applied before AND after hooks. The e2e test
+// "explain … predicts the files each real prompt got" fails when a row is wrong: edit HOST_FILTERS.
 import type { SessionClassification } from "../session/types.ts";
 
 /** The six names core loads from the workspace by itself (WORKSPACE_BOOTSTRAP_FILENAMES). */
 export const CORE_BOOTSTRAP_FILES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"] as const;
 
 export type HostFilterTable = {
+  /** Files core loads from the workspace by itself, in its order. */
+  coreFiles: readonly string[];
+  /** Names core hands the hook for `…:subagent:…` / `…:cron:…` keys (its pre-hook filter); null = all. */
+  subagentPreHook: readonly string[] | null;
+  cronPreHook: readonly string[] | null;
   /** Names kept after hooks for `…:subagent:…` keys; null = no allowlist. */
   subagentAllow: readonly string[] | null;
   /** Names kept after hooks for `…:cron:…` keys (cron runs and isolated webhook runs). */
@@ -23,17 +28,25 @@ export type HostFilterTable = {
 
 export const HOST_FILTERS: Record<string, HostFilterTable> = {
   "2026.9.6": {
+    coreFiles: CORE_BOOTSTRAP_FILES,
+    subagentPreHook: ["AGENTS.md"],
+    cronPreHook: ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"],
     subagentAllow: ["AGENTS.md"],
     cronAllow: ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"],
     dropsRootMemoryOutsideDm: true,
     verified: true,
   },
-  // Carried over from 2026.9.6 until the e2e suite records this version.
+  // Observed by the e2e suite (HOOK_ASSUMPTIONS.md: hostFileNames, hostNames_*, postHookKeeps_*,
+  // groupGetsMemory): TOOLS.md and HEARTBEAT.md are still core files, subagent and cron runs are
+  // cut to a minimal set before hooks only, and nothing is filtered after hooks.
   "2026.3.13": {
-    subagentAllow: ["AGENTS.md"],
-    cronAllow: ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"],
-    dropsRootMemoryOutsideDm: true,
-    verified: false,
+    coreFiles: ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md"],
+    subagentPreHook: ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md"],
+    cronPreHook: ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md"],
+    subagentAllow: null,
+    cronAllow: null,
+    dropsRootMemoryOutsideDm: false,
+    verified: true,
   },
 };
 
@@ -109,12 +122,17 @@ function isRootMemoryPath(filePath: string, workspaceDir: string | undefined): b
   return normalized === `${root}/MEMORY.md`;
 }
 
+/** The files core loads by itself on this host version. */
+export function hostCoreFiles(version?: string): readonly string[] {
+  return HOST_FILTERS[resolveHostVersion(version)].coreFiles;
+}
+
 /** The records core itself hands to hooks for this session (its pre-hook filter). */
 export function hostPreHookNames(classification: SessionClassification, version?: string): readonly string[] {
   const table = HOST_FILTERS[resolveHostVersion(version)];
   const kind = hostSessionKind(classification);
-  if (kind === "subagent" && table.subagentAllow) return table.subagentAllow;
-  if (kind === "cron" && table.cronAllow) return table.cronAllow;
-  if (kind === "group" && table.dropsRootMemoryOutsideDm) return CORE_BOOTSTRAP_FILES.filter((name) => name !== "MEMORY.md");
-  return CORE_BOOTSTRAP_FILES;
+  if (kind === "subagent" && table.subagentPreHook) return table.subagentPreHook;
+  if (kind === "cron" && table.cronPreHook) return table.cronPreHook;
+  if (kind === "group" && table.dropsRootMemoryOutsideDm) return table.coreFiles.filter((name) => name !== "MEMORY.md");
+  return table.coreFiles;
 }
