@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 600_000,
     pool: "forks",
+    // The JSON report lets .ci/run print one plain "N passed, N failed" line for CI.
+    reporters: ["default", ["json", { outputFile: ".cache/test-results.json" }]],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["**/node_modules/**", E2E_FILES] } },
       // Real gateways: one e2e file at a time (2-core CI), after the unit tests have finished.

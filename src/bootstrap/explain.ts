@@ -1,9 +1,9 @@
 // What each session type gets from the workspace, before and after aci-bootstrap.
 // Uses the same applyBootstrapPolicy as the hook, on an incoming list built the way core builds it.
-import { randomUUID } from "node:crypto";
 import { estimateTokens } from "../core/tokens.ts";
 import type { BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
 import { classifySession } from "../session/classify.ts";
+import { sampleSessionKeys } from "../session/sample-keys.ts";
 import { SESSION_TYPES } from "../session/types.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
 import { applyBootstrapPolicy } from "./apply.ts";
@@ -91,19 +91,6 @@ function reduction(from: number, to: number): number {
   return from > 0 ? Math.round(((from - to) / from) * 1000) / 10 : 0;
 }
 
-/** One sample key per session type, shaped like the keys the real gateway builds. */
-export function sampleSessionKeys(ownerId: string): Record<SessionType, string> {
-  return {
-    MAIN_SESSION: "agent:main:main",
-    PRIVATE_DM: `agent:main:telegram:direct:${ownerId}`,
-    EXTERNAL_DM: "agent:main:telegram:direct:999000999",
-    FORUM_TOPIC: "agent:main:telegram:group:-1001234567890:topic:14",
-    GROUP_CHAT: "agent:main:telegram:group:-1009876543210",
-    SUBAGENT: `agent:main:subagent:${randomUUID()}`,
-    HEARTBEAT_CRON: `agent:main:cron:morning-brief:run:${randomUUID()}`,
-    FALLBACK: "agent:main:my-custom-session",
-  };
-}
 
 export const SAMPLE_OWNER_ID = "100000001";
 

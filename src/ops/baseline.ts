@@ -8,6 +8,7 @@ import { hostDroppedNames, hostPreHookNames } from "../bootstrap/host-filters.ts
 import { sessionContextFor } from "../bootstrap/run.ts";
 import type { BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
 import { classifySession } from "../session/classify.ts";
+import { sampleSessionKeys } from "../session/sample-keys.ts";
 import type { SessionType } from "../session/types.ts";
 
 // Appendix A baseline: what OpenClaw 2026.9.6 injects today, per file and per session type, and what
@@ -22,19 +23,6 @@ const ALWAYS_PRESENT = new Set(["AGENTS.md", "SOUL.md", "IDENTITY.md"]); // core
 const MAX_READ_BYTES = 8 * 1024 * 1024;
 const OWNER_PLACEHOLDER = "100000001";
 
-/** One representative key per session type, in the shapes the real gateway builds. */
-export function sampleSessionKeys(ownerId: string): Record<SessionType, string> {
-  return {
-    MAIN_SESSION: "agent:main:main",
-    PRIVATE_DM: `agent:main:telegram:direct:${ownerId}`,
-    EXTERNAL_DM: "agent:main:telegram:direct:4242424242",
-    FORUM_TOPIC: "agent:main:telegram:group:-1001234567890:topic:15",
-    GROUP_CHAT: "agent:main:telegram:group:-1001234567890",
-    SUBAGENT: "agent:main:subagent:0b7c2a4e-2f7d-4c1e-9d6a-3f1e2d4c5b6a",
-    HEARTBEAT_CRON: "agent:main:cron:daily-digest:run:1ffbdd69",
-    FALLBACK: "agent:main:webchat:lobby",
-  };
-}
 
 export type FileRow = { name: string; present: boolean; rawChars: number; injectedChars: number; truncated: boolean; tokens: number; loadedByHost: boolean };
 export type Totals = { files: string[]; chars: number; tokens: number };
