@@ -162,6 +162,7 @@ export async function evaluateConversation(
       for (const confidenceGate of GATE_SWEEP) gateSweep[confidenceGate] = (await index.runTurn(prompt.text, 1000, { confidenceGate })).injected;
       nonMemory.push({ conversation: conversation.name, kind: prompt.kind, injected: outcome.injected, gate: outcome.gate, gateSweep });
     }
+    await index.flush(); // the background cache write must land before the folder goes
     return { conversation: conversation.name, chunks: index.chunkCount, indexMs, questions, nonMemory };
   } finally {
     fs.rmSync(cacheDir, { recursive: true, force: true });
