@@ -11,6 +11,7 @@ import { setLogDestination } from "../src/core/log.ts";
 import { appendFileLocked, withFileLock } from "../src/fs/lock.ts";
 import { markdownTable } from "./lib/table.ts";
 import { percentile } from "./lib/metrics.ts";
+import { timeAsync } from "./lib/timing.ts";
 
 export type LockTiming = { what: string; n: number; medianUs: number; p99Us: number; perSecond: number };
 export type ContentionResult = { processes: number; appendsEach: number; totalAppends: number; seconds: number; appendsPerSecond: number; intact: boolean };
@@ -18,17 +19,6 @@ export type ContentionResult = { processes: number; appendsEach: number; totalAp
 // Contended runs use a short retry interval: the spec's 2 s default measures the sleep, not the lock.
 const FAST_RETRY = { retryIntervalSeconds: 0.005, maxRetries: 10_000, agentName: "bench-locks" };
 const SELF = fileURLToPath(import.meta.url);
-
-async function timeAsync(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < Math.min(20, n); i++) await fn(-1 - i);
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const start = process.hrtime.bigint();
-    await fn(i);
-    samples.push(Number(process.hrtime.bigint() - start) / 1000);
-  }
-  return samples;
-}
 
 function summarise(what: string, samples: number[]): LockTiming {
   const total = samples.reduce((a, b) => a + b, 0);

@@ -13,6 +13,7 @@ import type { TriagePattern } from "../src/hygiene/patterns.ts";
 import { triageInboundMessage } from "../src/hygiene/triage.ts";
 import { markdownTable } from "./lib/table.ts";
 import { percentile } from "./lib/metrics.ts";
+import { timeAsync, timeSync as time } from "./lib/timing.ts";
 
 export type TriageTiming = { what: string; input: string; n: number; medianUs: number; p99Us: number; maxUs: number };
 
@@ -41,28 +42,6 @@ export function hostileMessage(size = 100_000): string {
 }
 
 const CUSTOM_SOURCES = ["/deploy freeze/i", "ticket #\\d{3,6}", "(wrong|incorrect) again", "(a+)+$", "(\\w+\\s?)*z$"];
-
-function time(n: number, fn: () => void): number[] {
-  for (let i = 0; i < Math.min(50, n); i++) fn(); // warm up the JIT
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const start = process.hrtime.bigint();
-    fn();
-    samples.push(Number(process.hrtime.bigint() - start) / 1000);
-  }
-  return samples;
-}
-
-async function timeAsync(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < Math.min(20, n); i++) await fn(-1 - i);
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const start = process.hrtime.bigint();
-    await fn(i);
-    samples.push(Number(process.hrtime.bigint() - start) / 1000);
-  }
-  return samples;
-}
 
 function summarise(what: string, input: string, samples: number[]): TriageTiming {
   return { what, input, n: samples.length, medianUs: percentile(samples, 50), p99Us: percentile(samples, 99), maxUs: Math.max(...samples) };

@@ -6,6 +6,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { setLogDestination } from "../../src/core/log.ts";
+import { percentile } from "../lib/metrics.ts";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const workspace = path.join(repo, "fixtures/workspace");
@@ -18,11 +19,6 @@ export type AciBootstrapBench = {
   p99Us: number;
   perEvent: Array<{ event: string; medianUs: number; p99Us: number }>;
 };
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 function round(us: number): number {
   return Math.round(us * 10) / 10;
