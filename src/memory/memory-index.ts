@@ -67,6 +67,7 @@ export class MemoryIndex {
   private scoring = new Map<string, ScoringData>();
   private documentFrequency = new Map<string, number>();
   private averageLength = 0;
+  private totalLength = 0;
   private search_ = newSearchIndex();
   private cacheLoaded = false;
   private refreshing: Promise<RefreshStats> | undefined;
@@ -191,39 +192,62 @@ export class MemoryIndex {
         stats.filesSkipped++; // vanished or unreadable between glob and read: try again next refresh
       }
     }
-    const removed = [...this.files.keys()].some((rel) => !next.has(rel));
-    stats.changed = stats.filesRead > 0 || removed;
+    // What left the index (removed files, old versions of changed files) and what joins it.
+    const outgoing: FileEntry[] = [];
+    const incoming: FileEntry[] = [];
+    for (const [rel, entry] of this.files) if (next.get(rel) !== entry) outgoing.push(entry);
+    for (const [rel, entry] of next) if (this.files.get(rel) !== entry) incoming.push(entry);
+    stats.changed = outgoing.length > 0 || incoming.length > 0;
     stats.files = next.size;
     const firstBuild = this.chunksById.size === 0 && next.size > 0;
     this.files = next;
-    if (stats.changed || firstBuild) this.rebuild();
+    if (firstBuild) this.rebuild();
+    else if (stats.changed) this.update(outgoing, incoming);
     if (stats.changed) this.scheduleSave();
     stats.chunks = this.chunksById.size;
     return stats;
   }
 
+  /** Index every known file from scratch (first build, or after the cache was loaded). */
   private rebuild(): void {
-    const chunksById = new Map<string, IndexedChunk>();
-    for (const entry of this.files.values()) for (const chunk of entry.chunks) chunksById.set(chunk.id, chunk);
-    const scoring = new Map<string, ScoringData>();
-    const documentFrequency = new Map<string, number>();
-    let totalLength = 0;
-    const docs: SearchDoc[] = [];
-    for (const chunk of chunksById.values()) {
-      const all = [...chunk.terms, ...chunk.headingTerms];
-      const termFrequency = termFrequencies(all);
-      scoring.set(chunk.id, { termFrequency, length: all.length });
-      totalLength += all.length;
-      for (const term of Object.keys(termFrequency)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      docs.push({ id: chunk.id, terms: chunk.terms.join(" "), headingTerms: chunk.headingTerms.join(" ") });
+    this.chunksById = new Map();
+    this.scoring = new Map();
+    this.documentFrequency = new Map();
+    this.totalLength = 0;
+    this.search_ = newSearchIndex();
+    this.update([], [...this.files.values()]);
+  }
+
+  /** Incremental: only the chunks of changed files leave and join, so one edit costs one file. */
+  private update(outgoing: readonly FileEntry[], incoming: readonly FileEntry[]): void {
+    for (const entry of outgoing) for (const chunk of entry.chunks) this.removeChunk(chunk.id);
+    for (const entry of incoming) for (const chunk of entry.chunks) this.addChunk(chunk);
+    this.averageLength = this.chunksById.size > 0 ? this.totalLength / this.chunksById.size : 0;
+  }
+
+  private addChunk(chunk: IndexedChunk): void {
+    if (this.chunksById.has(chunk.id)) return; // the same text twice in one file: one chunk
+    const all = [...chunk.terms, ...chunk.headingTerms];
+    const termFrequency = termFrequencies(all);
+    this.chunksById.set(chunk.id, chunk);
+    this.scoring.set(chunk.id, { termFrequency, length: all.length });
+    this.totalLength += all.length;
+    for (const term of Object.keys(termFrequency)) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
+    this.search_.add({ id: chunk.id, terms: chunk.terms.join(" "), headingTerms: chunk.headingTerms.join(" ") });
+  }
+
+  private removeChunk(id: string): void {
+    const scoring = this.scoring.get(id);
+    if (!scoring) return;
+    for (const term of Object.keys(scoring.termFrequency)) {
+      const count = (this.documentFrequency.get(term) ?? 1) - 1;
+      if (count > 0) this.documentFrequency.set(term, count);
+      else this.documentFrequency.delete(term);
     }
-    const search = newSearchIndex();
-    search.addAll(docs);
-    this.chunksById = chunksById;
-    this.scoring = scoring;
-    this.documentFrequency = documentFrequency;
-    this.averageLength = chunksById.size > 0 ? totalLength / chunksById.size : 0;
-    this.search_ = search;
+    this.totalLength -= scoring.length;
+    this.scoring.delete(id);
+    this.chunksById.delete(id);
+    this.search_.discard(id);
   }
 
   private async loadCache(): Promise<void> {

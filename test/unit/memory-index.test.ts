@@ -111,6 +111,23 @@ describe("persistent index cache (path + size + mtime)", () => {
     expect(await restarted.refresh()).toMatchObject({ filesRead: 0, filesReused: 2 });
   });
 
+  it("an incremental update ranks exactly like a fresh build of the same files", async () => {
+    const index = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
+    write("memory/2026-02-22.md", "## Personal\nJeff's sailboat Halcyon Drift is now moored at slip 22 in Sausalito.\n", new Date(Date.now() + 5000));
+    write("memory/2026-02-23.md", "## Boats\n- The sailboat needs new sails before the regatta.\n- Coffee at the marina is a cortado.\n");
+    fs.rmSync(path.join(ws, "memory/2026-02-21.md"));
+    const stats = await index.refresh();
+    expect(stats).toMatchObject({ filesRead: 2, changed: true, files: 3 });
+    const fresh = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
+    expect(index.chunkCount).toBe(fresh.chunkCount);
+    for (const query of ["Where is the sailboat moored?", "Harbor Books kickoff brief", "cortado coffee", "regatta sails"]) {
+      const strip = (results: ReturnType<typeof index.search>) => results.map((r) => ({ id: r.id, score: r.score }));
+      expect(strip(index.search(query, 10)), query).toEqual(strip(fresh.search(query, 10)));
+    }
+    expect(index.search("Harbor Books kickoff brief", 3)).toEqual([]);
+    expect(index.search("Where is the sailboat moored?", 1)[0].text).toContain("slip 22");
+  });
+
   it("ignores a corrupt cache file and rebuilds it", async () => {
     const index = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
     await index.refresh();
