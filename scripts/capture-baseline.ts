@@ -3,7 +3,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadOpenClawConfigFile, resolveOpenClawConfigPath } from "../src/openclaw/config-file.ts";
-import { measureFiles, measureSessions } from "../src/ops/baseline.ts";
+import { baselineHostVersion, measureFiles, measureSessions } from "../src/ops/baseline.ts";
 import { formatBaselineReport } from "../src/ops/baseline-report.ts";
 import { UsageError, parseIntegerOption, printHelpAndExit, runScript, withProgress } from "../src/ops/cli.ts";
 import { captureLiveContext } from "../src/ops/live-context.ts";
@@ -99,6 +99,7 @@ await runScript("capture-baseline", async () => {
     live,
     liveError,
     policyNote: `aci-bootstrap policy from ${cfg ? configPath : "defaults (no openclaw.json found)"}, after OpenClaw's post-hook filter.`,
+    hostVersion: baselineHostVersion(cfg),
   });
   if (values.stdout) {
     process.stdout.write(report);

@@ -15,6 +15,8 @@ export type BaselineReportInput = {
   files: FileRow[];
   sessions: SessionRow[];
   policyNote: string;
+  /** Host version the per-session columns model (default: the newest known, 2026.9.6). */
+  hostVersion?: string;
   live?: LiveContextReport;
   liveError?: string;
 };
@@ -26,8 +28,9 @@ export function memoryPreflight(input: BaselineReportInput): string[] {
     lines.push("MEMORY.md: not present in the workspace, so it is not bulk-injected. Phase 1 removal is a no-op.");
   } else {
     const bulkTypes = input.sessions.filter((row) => row.today.files.includes("MEMORY.md")).map((row) => row.type);
+    const spared = input.sessions.filter((row) => !row.today.files.includes("MEMORY.md")).map((row) => row.type);
     lines.push(
-      `MEMORY.md: present (${memory.rawChars} chars, ~${memory.tokens} tok injected). Bulk-injected by OpenClaw 2026.9.6: YES in ${bulkTypes.join(", ") || "no session type"}; core drops it in group/topic, subagent and cron sessions.`,
+      `MEMORY.md: present (${memory.rawChars} chars, ~${memory.tokens} tok injected). Bulk-injected by OpenClaw ${input.hostVersion ?? "2026.9.6"}: YES in ${bulkTypes.join(", ") || "no session type"}; core leaves it out of ${spared.join(", ") || "no session type"}.`,
     );
   }
   if (input.live) {
@@ -73,7 +76,7 @@ export function formatBaselineReport(input: BaselineReportInput): string {
   out.push(...memoryPreflight(input));
   out.push("");
   out.push("## Per session type");
-  out.push(`Today = OpenClaw 2026.9.6 default set after its own session filter. Bundle = ${input.policyNote}`);
+  out.push(`Today = OpenClaw ${input.hostVersion ?? "2026.9.6"} default set after its own session filter. Bundle = ${input.policyNote}`);
   const rows = input.sessions.map((row) => {
     const saving = row.bundle && !row.bundle.error && row.today.tokens > 0 ? `${Math.round((1 - row.bundle.tokens / row.today.tokens) * 100)}%` : "-";
     return [

@@ -4,7 +4,8 @@ import { estimateTokens } from "../core/tokens.ts";
 import { applyBootstrapPolicy } from "../bootstrap/apply.ts";
 import { estimateInjection, resolveBootstrapLimits } from "../bootstrap/budget.ts";
 import type { BootstrapLimits, InjectedEstimate } from "../bootstrap/budget.ts";
-import { hostDroppedNames, hostPreHookNames } from "../bootstrap/host-filters.ts";
+import { simulateHostRecords } from "../bootstrap/explain.ts";
+import { hostDroppedNames, hostVersionFor } from "../bootstrap/host-filters.ts";
 import { sessionContextFor } from "../bootstrap/run.ts";
 import type { BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
 import { classifySession } from "../session/classify.ts";
@@ -110,6 +111,11 @@ export async function measureFiles(workspace: string, cfg?: OpenClawConfig): Pro
   return rows;
 }
 
+/** The host version the per-session columns model: `hostVersion` in the hook entry, else meta.lastTouchedVersion, else the newest known. */
+export function baselineHostVersion(cfg?: OpenClawConfig): string {
+  return hostVersionFor(sessionContextFor(cfg).policy.hostVersion, cfg);
+}
+
 export async function measureSessions(params: { workspace: string; types: readonly SessionType[]; cfg?: OpenClawConfig; withBundle: boolean }): Promise<SessionRow[]> {
   const { policy, owners, mainKeys } = sessionContextFor(params.cfg);
   // A PRIVATE_DM needs an owner id; without one configured, a placeholder stands in for it.
@@ -117,19 +123,19 @@ export async function measureSessions(params: { workspace: string; types: readon
   const ownerIds = owners.ids.size > 0 ? owners.ids : new Set([OWNER_PLACEHOLDER]);
   const keys = sampleSessionKeys(ownerId);
   const limits = resolveBootstrapLimits(params.cfg, "main");
-  const base = await loadHostBootstrapRecords(params.workspace);
+  const hostVersion = baselineHostVersion(params.cfg);
   const rows: SessionRow[] = [];
   for (const type of params.types) {
     const sessionKey = keys[type];
     const classification = classifySession(sessionKey, { ownerIds, mainKeys });
-    const preHook = new Set(hostPreHookNames(classification, policy.hostVersion));
-    const hostInput = base.filter((record) => preHook.has(record.name));
+    // The same per-version model of the host's record list as `npm run explain`.
+    const hostInput = await simulateHostRecords(params.workspace, classification, hostVersion);
     const row: SessionRow = { type, classifiedAs: classification.type, sessionKey, today: totalsOf(hostInput, limits) };
     if (params.withBundle) {
       try {
         const { files } = await applyBootstrapPolicy({ files: hostInput, workspaceDir: params.workspace, classification, policy, cfg: params.cfg, agentId: classification.agentId });
         // Core re-applies its session filter after hooks: count only what survives it.
-        const dropped = new Set(hostDroppedNames(files, classification, params.workspace, policy.hostVersion));
+        const dropped = new Set(hostDroppedNames(files, classification, params.workspace, hostVersion));
         row.bundle = { ...totalsOf(files.filter((record) => !dropped.has(record.name)), limits), hostFiltered: [...dropped] };
       } catch (error) {
         row.bundle = { files: [], chars: 0, tokens: 0, hostFiltered: [], error: (error as Error).message };

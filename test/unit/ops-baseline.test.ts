@@ -41,6 +41,18 @@ describe("capture-baseline", () => {
     for (const row of rows) expect(row.classifiedAs).toBe(row.type);
   });
 
+  it("models the configured host version: 2026.3.13 still bulk-loads TOOLS.md and lets SOUL.md reach subagents", async () => {
+    const ws = sampleWorkspace();
+    const cfg = { hooks: { internal: { entries: { "aci-bootstrap": { hostVersion: "2026.3.13" } } } } };
+    const rows = await measureSessions({ workspace: ws, types: SESSION_TYPES, cfg, withBundle: true });
+    const byType = Object.fromEntries(rows.map((row) => [row.type, row]));
+    expect(byType.MAIN_SESSION.today.files).toContain("TOOLS.md");
+    expect(byType.GROUP_CHAT.today.files).toContain("MEMORY.md");
+    expect(byType.SUBAGENT.bundle?.files).toEqual(["SOUL.md"]);
+    expect(byType.SUBAGENT.bundle?.hostFiltered).toEqual([]);
+    expect(byType.HEARTBEAT_CRON.bundle?.files).toEqual(["SOUL.md", "HEARTBEAT.md"]);
+  });
+
   it("a 5 MB MEMORY.md is counted at OpenClaw's 20,000-char cap", async () => {
     const ws = sampleWorkspace();
     fs.writeFileSync(path.join(ws, "MEMORY.md"), "m".repeat(5 * 1024 * 1024));
