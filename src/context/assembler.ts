@@ -88,18 +88,7 @@ export type SlotContent = {
 
 export type AssemblerBudgets = Pick<
   HygieneConfig,
-  | "context_budget_tokens"
-  | "identity_tokens"
-  | "user_profile_tokens"
-  | "corrections_tokens"
-  | "recent_memory_tokens"
-  | "semantic_recall_tokens"
-  | "crm_tokens"
-  | "longterm_memory_tokens"
-  | "external_context_budget"
-  | "headroom_reserve_tokens"
-  | "memory_retention_hours"
-  | "correction_overflow_strategy"
+  SlotBudgetKey | "context_budget_tokens" | "headroom_reserve_tokens" | "memory_retention_hours" | "correction_overflow_strategy"
 >;
 
 export type AssemblerInput = {
