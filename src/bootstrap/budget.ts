@@ -1,6 +1,7 @@
 // OpenClaw's bootstrap budgets, resolved as core resolves them (dist bootstrap-*.mjs
 // resolveBootstrapCharLimit): per-agent entry, then agents.defaults, then 20,000 / 60,000 chars.
 // Core spends the total budget in array order, so records appended by hooks are the first dropped.
+import { isObject } from "../openclaw/events.ts";
 import type { OpenClawConfig } from "../openclaw/events.ts";
 
 export const DEFAULT_BOOTSTRAP_MAX_CHARS = 20_000;
@@ -12,9 +13,6 @@ export const MIN_BOOTSTRAP_FILE_BUDGET_CHARS = 64;
 
 export type BootstrapLimits = { maxChars: number; totalMaxChars: number };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** `agents.entries.<id>` or an `agents.list[]` item with that id (core accepts both rosters). */
 function agentEntry(cfg: OpenClawConfig | undefined, agentId: string | undefined): Record<string, unknown> | undefined {

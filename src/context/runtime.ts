@@ -1,4 +1,3 @@
-import os from "node:os";
 import path from "node:path";
 import { getLogger } from "../core/log.ts";
 import { CHARS_PER_TOKEN } from "../core/tokens.ts";
@@ -8,8 +7,8 @@ import { createEthosRetriever, resolveConfidenceGate, resolveEthosEndpoint } fro
 import { createEmbeddedRetriever } from "../memory/retriever.ts";
 import { sharedMemoryIndex } from "../memory/memory-index.ts";
 import type { MemoryIndexOptions } from "../memory/memory-index.ts";
-import { folderMemorySources, openClawStateDir, workspaceMemorySources } from "../memory/sources.ts";
-import { loadOpenClawConfigFile } from "../openclaw/config-file.ts";
+import { folderMemorySources, workspaceMemorySources } from "../memory/sources.ts";
+import { expandHome, loadOpenClawConfigFile, openClawStateDir } from "../openclaw/config-file.ts";
 import { isBootstrapFileRecord, sessionKeyOf } from "../openclaw/events.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent, OpenClawConfig } from "../openclaw/events.ts";
 import { resolveHookConfig } from "../openclaw/hook-config.ts";
@@ -385,9 +384,7 @@ function isString(value: unknown): value is string {
 }
 
 function expandUserPath(p: string, env: NodeJS.ProcessEnv): string {
-  const trimmed = p.trim();
-  if (trimmed === "~" || trimmed.startsWith("~/")) return path.join(env.HOME ?? os.homedir(), trimmed.slice(1));
-  return path.resolve(trimmed);
+  return path.resolve(expandHome(p.trim(), env));
 }
 
 /**

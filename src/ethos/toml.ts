@@ -3,7 +3,7 @@ import { parse } from "smol-toml";
 import { z } from "zod";
 import { describeZodError } from "../core/config.ts";
 import { getLogger } from "../core/log.ts";
-import { expandHome } from "../memory/sources.ts";
+import { expandHome } from "../openclaw/config-file.ts";
 
 // The parts of the Ethos server's ethos.toml a client needs. Unknown sections and keys are ignored
 // (the server's file has many more); a broken file logs one error and yields no overrides.

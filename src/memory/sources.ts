@@ -1,7 +1,7 @@
-import os from "node:os";
 import path from "node:path";
 import crypto from "node:crypto";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
+import { expandHome, openClawStateDir } from "../openclaw/config-file.ts";
 
 /** What an index covers: fast-glob patterns relative to one root folder. */
 export type MemorySourceSpec = { rootDir: string; patterns: string[] };
@@ -30,13 +30,6 @@ export function folderMemorySources(memoryDir: string): MemorySourceSpec {
   return { rootDir: path.resolve(expandHome(memoryDir)), patterns: ["**/*.md"] };
 }
 
-export function expandHome(p: string): string {
-  return p === "~" || p.startsWith("~/") ? path.join(os.homedir(), p.slice(1)) : p;
-}
-
-export function openClawStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.OPENCLAW_STATE_DIR || path.join(env.HOME || os.homedir(), ".openclaw");
-}
 
 /**
  * Default index-cache folder: `<stateDir>/openclaw-context/memory-index/`, outside every memory

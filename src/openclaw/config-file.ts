@@ -4,11 +4,19 @@ import path from "node:path";
 import JSON5 from "json5";
 import type { OpenClawConfig } from "./events.ts";
 
+/** The gateway's state folder: $OPENCLAW_STATE_DIR, else ~/.openclaw. */
+export function openClawStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.OPENCLAW_STATE_DIR || path.join(env.HOME || os.homedir(), ".openclaw");
+}
+
+/** `~` and `~/…` expanded against $HOME, as OpenClaw expands paths in its config. */
+export function expandHome(p: string, env: NodeJS.ProcessEnv = process.env): string {
+  return p === "~" || p.startsWith("~/") ? path.join(env.HOME || os.homedir(), p.slice(1)) : p;
+}
+
 /** Where the gateway reads openclaw.json from: $OPENCLAW_CONFIG_PATH, else <stateDir>/openclaw.json. */
 export function resolveOpenClawConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.OPENCLAW_CONFIG_PATH) return env.OPENCLAW_CONFIG_PATH;
-  const stateDir = env.OPENCLAW_STATE_DIR || path.join(env.HOME || os.homedir(), ".openclaw");
-  return path.join(stateDir, "openclaw.json");
+  return env.OPENCLAW_CONFIG_PATH || path.join(openClawStateDir(env), "openclaw.json");
 }
 
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;

@@ -50,7 +50,8 @@ export type MessageReceivedEvent = InternalHookEvent & {
   };
 };
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A plain JSON-style object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

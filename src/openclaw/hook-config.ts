@@ -1,8 +1,5 @@
+import { isObject } from "./events.ts";
 import type { OpenClawConfig } from "./events.ts";
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Our hook's own entry: `hooks.internal.entries[<hookKey>]`, minus OpenClaw's `enabled`/`env`. */
 export function resolveHookConfig(cfg: OpenClawConfig | undefined, hookKey: string): Record<string, unknown> {

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import commentJson from "comment-json";
 import JSON5 from "json5";
+import { isObject } from "../openclaw/events.ts";
 import { replaceFileWithBackup } from "./safe-write.ts";
 
 // Edits of openclaw.json (JSON5) that keep the operator's other settings and, whenever possible,
@@ -19,9 +20,6 @@ export type ConfigEditResult = {
 
 type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function childObject(parent: JsonObject, key: string): JsonObject {
   const current = parent[key];

@@ -4,14 +4,11 @@
 //   2. commands.ownerAllowFrom (core's explicit owner list, entries like "telegram:123456789")
 //   3. channel allowlists: channels.<ch>.allowFrom and channels.<ch>.accounts.<acct>.allowFrom
 // Core uses the same order to find the operator's DM for heartbeat delivery (docs/gateway/heartbeat.md).
+import { isObject } from "../openclaw/events.ts";
 import type { OpenClawConfig } from "../openclaw/events.ts";
 
 export type OwnerSource = "hook-config" | "commands.ownerAllowFrom" | "channels.allowFrom" | "none";
 export type ResolvedOwners = { ids: Set<string>; source: OwnerSource };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Lowercased ids for one allowlist entry. `*` identifies nobody. A prefixed entry (`telegram:123`,
