@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/openclaw/events.ts";
+import { bootstrapEventFor, webchatMessageEvent } from "./ethos-events.ts";
 
 // The real handler, the real runtime and the embedded retriever over a copy of the sample
 // workspace: the path a gateway turn takes, minus the gateway.
@@ -31,21 +32,8 @@ afterAll(() => {
 });
 
 const files = (): BootstrapFileRecord[] => [{ name: "AGENTS.md", path: path.join(ws, "AGENTS.md"), content: "# AGENTS", missing: false }];
-const bootstrapEvent = (sessionKey: string, bootstrapFiles: unknown = files()): AgentBootstrapEvent => ({
-  type: "agent",
-  action: "bootstrap",
-  sessionKey,
-  context: { workspaceDir: ws, bootstrapFiles, cfg: {}, sessionKey, agentId: "main" },
-  messages: [],
-});
-const messageEvent = (sessionKey: string, content: string, messageId: string) => ({
-  type: "message",
-  action: "received",
-  sessionKey,
-  context: { from: "", content, channelId: "webchat", conversationId: sessionKey, messageId, metadata: { provider: "webchat" } },
-  timestamp: new Date(),
-  messages: [],
-});
+const bootstrapEvent = (sessionKey: string, bootstrapFiles: unknown = files()): AgentBootstrapEvent => bootstrapEventFor(ws, sessionKey, bootstrapFiles);
+const messageEvent = webchatMessageEvent;
 
 describe("ethos-context handler on the sample workspace", () => {
   it("injects the sailboat fact in the same turn, for the main session only", async () => {

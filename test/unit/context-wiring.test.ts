@@ -8,6 +8,7 @@ import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { assemblerBlockComposer } from "../../src/context/memory-composer.ts";
 import type { Selection } from "../../src/context/pipeline.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/openclaw/events.ts";
+import { bootstrapEventFor, webchatMessageEvent } from "./ethos-events.ts";
 
 // The ethos-context handler with triage and the context assembler wired in: an operator's
 // correction is logged on message:received and then competes for the next turn's block.
@@ -35,21 +36,9 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const bootstrapEvent = (sessionKey: string): AgentBootstrapEvent => ({
-  type: "agent",
-  action: "bootstrap",
-  sessionKey,
-  context: { workspaceDir: ws, bootstrapFiles: [{ name: "AGENTS.md", path: path.join(ws, "AGENTS.md"), content: "# AGENTS", missing: false }], cfg: {}, sessionKey, agentId: "main" },
-  messages: [],
-});
-const messageEvent = (sessionKey: string, content: string, messageId: string) => ({
-  type: "message",
-  action: "received",
-  sessionKey,
-  context: { from: "", content, channelId: "webchat", conversationId: sessionKey, messageId, metadata: { provider: "webchat" } },
-  timestamp: new Date(),
-  messages: [],
-});
+const bootstrapEvent = (sessionKey: string): AgentBootstrapEvent =>
+  bootstrapEventFor(ws, sessionKey, [{ name: "AGENTS.md", path: path.join(ws, "AGENTS.md"), content: "# AGENTS", missing: false }]);
+const messageEvent = webchatMessageEvent;
 const injected = (event: AgentBootstrapEvent) =>
   (event.context.bootstrapFiles as BootstrapFileRecord[]).find((file) => file.name === "ETHOS_CONTEXT.md")?.content;
 const corrections = () => path.join(ws, "CORRECTIONS.md");
