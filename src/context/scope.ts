@@ -4,6 +4,7 @@ import type { OpenClawConfig } from "../openclaw/events.ts";
 import { resolveHookConfig } from "../openclaw/hook-config.ts";
 import { isInside } from "../memory/sources.ts";
 import { expandHome } from "../openclaw/config-file.ts";
+import { realPathOrResolvedSync } from "../fs/safe-read.ts";
 import { classifySession } from "../session/classify.ts";
 import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
@@ -57,8 +58,11 @@ export function resolveRetrievalScope(classification: SessionClassification, con
  */
 export function isSafeGroupMemoryDir(memoryDir: string, workspaceDir: string | undefined): boolean {
   if (!workspaceDir) return true;
+  const unsafe = (dir: string, workspace: string, workspaceMemory: string) => isInside(workspace, dir) || isInside(dir, workspaceMemory);
   const dir = path.resolve(expandHome(memoryDir));
   const workspace = path.resolve(workspaceDir);
-  const workspaceMemory = path.join(workspace, "memory");
-  return !(isInside(workspace, dir) || isInside(dir, workspaceMemory));
+  if (unsafe(dir, workspace, path.join(workspace, "memory"))) return false;
+  // Symlinks resolved: a link to the workspace (or a workspace whose memory/ links here) is the same folder.
+  const realWorkspace = realPathOrResolvedSync(workspace);
+  return !unsafe(realPathOrResolvedSync(dir), realWorkspace, realPathOrResolvedSync(path.join(realWorkspace, "memory")));
 }

@@ -12,7 +12,7 @@ import path from "node:path";
 
 export type SafeReadFailure = "missing" | "outside-root" | "over-cap" | "not-a-file" | "unreadable";
 
-export type SafeReadOk = { ok: true; path: string; realPath: string; bytes: Buffer; mtimeMs: number; size: number; ino: number };
+export type SafeReadOk = { ok: true; path: string; realPath: string; bytes: Buffer; truncated: boolean; mtimeMs: number; size: number; ino: number };
 export type SafeReadResult = SafeReadOk | { ok: false; path: string; reason: SafeReadFailure; detail?: string };
 
 export type SafeReadOptions = {
@@ -20,6 +20,8 @@ export type SafeReadOptions = {
   maxBytes: number;
   /** When set, the real path of the file must lie inside the real path of this folder. */
   root?: string;
+  /** Read the first maxBytes of a bigger file instead of refusing it (`truncated` says so). */
+  truncate?: boolean;
 };
 
 // O_NONBLOCK is what makes opening a FIFO return at once instead of waiting for a writer.
@@ -83,7 +85,7 @@ export async function readRegularFile(file: string, options: SafeReadOptions): P
     handle = await fsp.open(target, READ_FLAGS);
     const stat = await handle.stat();
     if (!stat.isFile()) return { ok: false, path: lexical, reason: "not-a-file" };
-    if (stat.size > options.maxBytes) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${options.maxBytes} bytes` };
+    if (stat.size > options.maxBytes && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${options.maxBytes} bytes` };
     // Read at most maxBytes + 1, so a file that grows after fstat still cannot exceed the cap.
     const buffer = Buffer.alloc(Math.min(options.maxBytes, stat.size) + 1);
     let filled = 0;
@@ -92,8 +94,9 @@ export async function readRegularFile(file: string, options: SafeReadOptions): P
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    if (filled > options.maxBytes) return { ok: false, path: lexical, reason: "over-cap", detail: `> ${options.maxBytes} bytes` };
-    return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, filled), mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
+    const truncated = filled > options.maxBytes;
+    if (truncated && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `> ${options.maxBytes} bytes` };
+    return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, Math.min(filled, options.maxBytes)), truncated, mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
   } catch (error) {
     return missingOrUnreadable(lexical, error);
   } finally {
@@ -122,7 +125,7 @@ export function readRegularFileSync(file: string, options: SafeReadOptions): Saf
     fd = fs.openSync(target, READ_FLAGS);
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return { ok: false, path: lexical, reason: "not-a-file" };
-    if (stat.size > options.maxBytes) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${options.maxBytes} bytes` };
+    if (stat.size > options.maxBytes && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${options.maxBytes} bytes` };
     const buffer = Buffer.alloc(Math.min(options.maxBytes, stat.size) + 1);
     let filled = 0;
     while (filled < buffer.length) {
@@ -130,8 +133,9 @@ export function readRegularFileSync(file: string, options: SafeReadOptions): Saf
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    if (filled > options.maxBytes) return { ok: false, path: lexical, reason: "over-cap", detail: `> ${options.maxBytes} bytes` };
-    return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, filled), mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
+    const truncated = filled > options.maxBytes;
+    if (truncated && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `> ${options.maxBytes} bytes` };
+    return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, Math.min(filled, options.maxBytes)), truncated, mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
   } catch (error) {
     return missingOrUnreadable(lexical, error);
   } finally {
@@ -154,4 +158,11 @@ export async function readRegularText(file: string, options: SafeReadOptions): P
 /** A NUL byte in the first 8 KiB marks a binary file (the same test git uses). */
 export function looksBinary(bytes: Buffer): boolean {
   return bytes.subarray(0, 8192).includes(0);
+}
+
+/** Synchronous text read for start-up config files; throws with the reason when unusable. */
+export function readTextSync(file: string, maxBytes: number): string {
+  const read = readRegularFileSync(file, { maxBytes });
+  if (!read.ok) throw new Error(`${file}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}`);
+  return read.bytes.toString("utf8");
 }

@@ -11,7 +11,7 @@ import { applyMemoryConfidence, calibratedScore } from "./calibrate.ts";
 import type { CorpusStats } from "./calibrate.ts";
 import { chunkMarkdown } from "./chunk.ts";
 import type { MemoryChunk } from "./chunk.ts";
-import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, sourcesKey } from "./sources.ts";
+import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, readMemorySourceFile, sourcesKey } from "./sources.ts";
 import type { MemorySourceSpec } from "./sources.ts";
 import { analyzeQuery, analyzeText, termFrequencies } from "./tokenize.ts";
 
@@ -185,7 +185,12 @@ export class MemoryIndex {
           stats.filesSkipped++;
           continue;
         }
-        const raw = await fs.readFile(abs, "utf8");
+        const raw = await readMemorySourceFile(this.spec.rootDir, abs, this.options.maxFileBytes);
+        if (raw === undefined) {
+          next.set(rel, { size: stat.size, mtimeMs: stat.mtimeMs, chunks: [] }); // skipped until it changes
+          stats.filesSkipped++;
+          continue;
+        }
         next.set(rel, { size: stat.size, mtimeMs: stat.mtimeMs, chunks: indexChunks(raw, rel, this.options.maxChunkChars) });
         stats.filesRead++;
       } catch {

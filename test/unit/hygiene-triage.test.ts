@@ -193,7 +193,8 @@ describe("triageInboundMessage", () => {
     const config = { ...HYGIENE_CONFIG_DEFAULTS, heartbeat_custom_patterns: ["(bad"] };
     const outcome = await triageInboundMessage({ content: "you forgot", workspaceDir: blocker, now, config });
     expect(outcome.flagged).toBe(true);
-    expect(outcome.errors.length).toBe(2);
+    // A file where the workspace should be is not a workspace: nothing is attempted (never created).
+    expect(outcome.errors).toEqual(["triage: workspace missing or relative, nothing written"]);
     expect(outcome.patternProblems).toHaveLength(1);
   });
 
