@@ -11,7 +11,7 @@ const CHILD = path.join(REPO_ROOT, "test", "unit", "hardening", "config-bomb-chi
 
 function runChild(): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const env = { ...process.env, OPENCLAW_CONTEXT_LOG_LEVEL: "error" };
+    const env: NodeJS.ProcessEnv = { ...process.env, OPENCLAW_CONTEXT_LOG_LEVEL: "error" };
     for (const key of Object.keys(env)) if (key.startsWith("VITEST") || key === "NODE_OPTIONS") delete env[key];
     const child = execFile(process.execPath, [TSX_CLI, CHILD, "run"], { env, timeout: 120_000, maxBuffer: 8 * 1024 * 1024 }, (_error, stdout, stderr) => {
       resolve({ code: child.exitCode, signal: child.signalCode, stdout: String(stdout), stderr: String(stderr) });
