@@ -95,7 +95,7 @@ describe("symlinks never pull content from outside the workspace (item 4)", () =
     const index = await buildMemoryIndex(workspaceMemorySources(workspace), { cacheDir: false });
     const outsideHits = index.search("neighbour bank pin OUTSIDE_SENTINEL daily elsewhere", 5);
     expect(outsideHits.filter((hit) => hit.text.includes("OUTSIDE_SENTINEL"))).toEqual([]);
-    expect(outsideHits.map((hit) => hit.file).filter((file) => file.startsWith("memory/"))).toEqual([]);
+    expect(outsideHits.map((hit) => hit.file).filter((file) => String(file).startsWith("memory/"))).toEqual([]);
     expect(index.search("boat Kestrel", 5).map((hit) => hit.file)).toEqual(["MEMORY.md"]);
     expect(lines.join("")).toMatch(/link out of its folder, not indexed/);
   });
@@ -171,7 +171,7 @@ describe("a missing or relative workspace is never created (item 9)", () => {
 describe("a full disk leaves no empty lock.owner file (item 12)", () => {
   it("an owner write that fails after creating the file is cleaned up, and the locked write still runs", async () => {
     const file = path.join(workspace, "CORRECTIONS.md");
-    const realWriteFile = fsp.writeFile;
+    const realWriteFile = fsp.writeFile.bind(fsp);
     vi.spyOn(fsp, "writeFile").mockImplementation(async (target, ...rest) => {
       if (String(target).endsWith(".lock.owner")) {
         await realWriteFile(target, ""); // what ENOSPC leaves: the file exists, the data does not
