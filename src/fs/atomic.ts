@@ -40,8 +40,8 @@ export const MAX_LOCKED_FILE_BYTES = 16 * 1024 * 1024;
  * The file's text, or "" when it does not exist yet. Read through the shared safe reader: a FIFO
  * or other non-regular file throws at once instead of blocking, and so does an oversized file.
  */
-export async function readFileOrEmpty(file: string, maxBytes = MAX_LOCKED_FILE_BYTES): Promise<string> {
-  const read = await readRegularFile(file, { maxBytes });
+export async function readFileOrEmpty(file: string, maxBytes = MAX_LOCKED_FILE_BYTES, root?: string): Promise<string> {
+  const read = await readRegularFile(file, { maxBytes, ...(root !== undefined ? { root } : {}) });
   if (read.ok) return read.bytes.toString("utf8");
   if (read.reason === "missing") return "";
   throw Object.assign(new Error(`${file}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}, not read`), { code: "EUNSAFEREAD" });

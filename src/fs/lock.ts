@@ -278,6 +278,11 @@ export type LockedWriteOptions = LockOptions & {
   expectedHash?: string;
   /** How many times to redo the read-modify-write when an unlocked writer interferes (default 3). */
   maxConflictRetries?: number;
+  /**
+   * Refuse (throw) when the file's real path leaves this folder: a CORRECTIONS.md that is a link to
+   * somewhere else must not have that file's text copied into the workspace.
+   */
+  containWithin?: string;
 };
 
 export type LockedWriteResult = { written: boolean; hashBefore: string; hashAfter: string; conflicts: number };
@@ -302,7 +307,7 @@ export async function updateFileLocked(
     file,
     async () => {
       for (let conflicts = 0; ; conflicts++) {
-        const current = await readFileOrEmpty(file);
+        const current = await readFileOrEmpty(file, undefined, options.containWithin);
         const hashBefore = contentHash(current);
         if (options.expectedHash !== undefined && options.expectedHash !== hashBefore) {
           throw new ContentChangedError(file, hashBefore);
@@ -312,7 +317,7 @@ export async function updateFileLocked(
         try {
           await writeFileAtomic(file, next, {
             beforeCommit: async () => {
-              if (contentHash(await readFileOrEmpty(file)) !== hashBefore) throw new ConcurrentEditError(file);
+              if (contentHash(await readFileOrEmpty(file, undefined, options.containWithin)) !== hashBefore) throw new ConcurrentEditError(file);
             },
           });
           return { written: true, hashBefore, hashAfter: contentHash(next), conflicts };

@@ -140,7 +140,7 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     };
     const queueFile = triageQueuePath(input.workspaceDir, now);
     const writes: Promise<void>[] = [
-      appendFileLocked(queueFile, JSON.stringify(record), lock).then(
+      appendFileLocked(queueFile, JSON.stringify(record), { ...lock, containWithin: input.workspaceDir }).then(
         () => void (outcome.queueFile = queueFile),
         (error: Error) => void outcome.errors.push(`triage queue: ${error.message}`),
       ),

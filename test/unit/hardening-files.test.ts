@@ -81,6 +81,17 @@ describe("symlinks never pull content from outside the workspace (item 4)", () =
     expect((await loadHygieneConfig(workspace)).error).toMatch(/a link that leaves the workspace/);
   });
 
+  it("triage never copies the target of a CORRECTIONS.md link into the workspace", async () => {
+    fs.symlinkSync(path.join(outside, "secret.md"), path.join(workspace, "CORRECTIONS.md"));
+    const outcome = await triageInboundMessage({ content: "You forgot: I moved to Hangzhou", workspaceDir: workspace, now });
+    expect(outcome.flagged).toBe(true);
+    expect(outcome.errors.join(" ")).toMatch(/corrections: .*outside-root/);
+    expect(fs.lstatSync(path.join(workspace, "CORRECTIONS.md")).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(path.join(outside, "secret.md"), "utf8")).toBe("- OUTSIDE_SENTINEL the neighbour's bank pin is 4321\n");
+    const copies = fs.readdirSync(workspace, { recursive: true }).map(String).filter((name) => !name.endsWith("CORRECTIONS.md") && fs.statSync(path.join(workspace, name)).isFile());
+    for (const name of copies) expect(fs.readFileSync(path.join(workspace, name), "utf8")).not.toContain("OUTSIDE_SENTINEL");
+  });
+
   it("a link inside the workspace is still followed", async () => {
     fs.writeFileSync(path.join(workspace, "notes.md"), "- INSIDE_SENTINEL kept\n");
     fs.symlinkSync(path.join(workspace, "notes.md"), path.join(workspace, "memory", TODAY));
