@@ -63,7 +63,8 @@ const BIG_FILE_KIB = Number(process.env.FAULT_MATRIX_BIG_FILE_KIB) || 256;
 const ROWS: Row[] = [
   { fault: "none (baseline, main session)", session: main, check: ownerSet },
   { fault: "none (baseline, group)", session: group, check: noPrivate },
-  { fault: "CONFIG.md: 1,000 nested [ (read twice)", session: main, setup: (ws) => fs.writeFileSync(path.join(ws, "CONFIG.md"), "[".repeat(1000)), check: ownerSet },
+  // Parsed on message:received, edited, parsed again on agent:bootstrap (the old abort came on the second parse).
+  { fault: "CONFIG.md: 1,000 nested [ (parsed, edited, parsed)", session: main, setup: (ws) => fs.writeFileSync(path.join(ws, "CONFIG.md"), "[".repeat(1000)), event: (_event, ws) => fs.appendFileSync(path.join(ws, "CONFIG.md"), "\n# edited\n"), check: ownerSet },
   { fault: "CONFIG.md: 64 KiB of - - - …", session: main, setup: (ws) => fs.writeFileSync(path.join(ws, "CONFIG.md"), "- ".repeat(30_000)), check: ownerSet },
   { fault: "FIFO at CONFIG.md", session: main, setup: (ws) => { fs.rmSync(path.join(ws, "CONFIG.md"), { force: true }); mkfifo(path.join(ws, "CONFIG.md")); }, check: ownerSet },
   { fault: "FIFO at CORRECTIONS.md", session: main, setup: (ws) => mkfifo(path.join(ws, "CORRECTIONS.md")), check: ownerSet },
