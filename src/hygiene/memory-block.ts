@@ -96,9 +96,8 @@ export async function recentMemoryItems(workspaceDir: string, now: Date, retenti
     if (!read.ok) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
     const text = read.bytes.toString("utf8");
     if (!text) continue;
-    const stat = read;
     const day = DAILY_FILE.exec(name)![1];
-    const timestamp = new Date(Math.min(stat.mtimeMs, now.getTime()));
+    const timestamp = new Date(Math.min(read.mtimeMs, now.getTime()));
     const entries = parseMemoryEntries(text).reverse(); // later entries in a day file are newer
     entries.forEach((entry, index) => {
       const body = renderMemoryText(stripMemoryMetadata(entry.text).replace(/^([-*+]|\d+[.)])\s+/, ""), maxSnippetChars);
