@@ -32,8 +32,13 @@ let configCount = 0;
  * openclaw.json with this ethos-context entry, at a new path each time (the loader caches by
  * path, size and mtime), and $OPENCLAW_CONFIG_PATH pointing at it. Returns the cfg for events.
  */
-export function useHookConfig(root: string, entry: Record<string, unknown>, aciEntry: Record<string, unknown> = {}): Record<string, unknown> {
-  const cfg = { hooks: { internal: { enabled: true, entries: { "ethos-context": { enabled: true, ...entry }, "aci-bootstrap": { enabled: true, ...aciEntry } } } } };
+export function useHookConfig(
+  root: string,
+  entry: Record<string, unknown>,
+  aciEntry: Record<string, unknown> = {},
+  rest: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const cfg = { ...rest, hooks: { internal: { enabled: true, entries: { "ethos-context": { enabled: true, ...entry }, "aci-bootstrap": { enabled: true, ...aciEntry } } } } };
   configCount += 1;
   const file = path.join(root, `openclaw-${configCount}.json`);
   fs.writeFileSync(file, JSON.stringify(cfg));
