@@ -219,7 +219,7 @@ describe("per-session de-duplication", () => {
   it("never injects the same memory twice in one session, but does in another session", async () => {
     const rt = runtime();
     rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
-    const first = ourRecords(await rt.onAgentBootstrap(bootstrap(MAIN)))[0].content;
+    const first = ourRecords(await rt.onAgentBootstrap(bootstrap(MAIN)))[0]?.content ?? "";
     // Top score 0.91 is over highConfidence: every result over the gate goes in, coffee included.
     expect([first.includes("Halcyon Drift"), first.includes("cortado")]).toEqual([true, true]);
     now += 120_000;
