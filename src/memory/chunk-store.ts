@@ -52,6 +52,8 @@ export type SearchLimits = {
 };
 
 const MAX_TF = 0xffff;
+/** Slots processed between hand-backs when a store is loaded (a few ms of work). */
+const STEP_SLOTS = 8192;
 const NO_DATE = 0;
 
 class Growable {
@@ -86,6 +88,41 @@ class Growable {
     next.set(array);
     return next;
   }
+}
+
+/** The `k` slots with the highest score (ties: lower slot first), best first: O(n log k). */
+function topSlots(slots: readonly number[], score: Float64Array, k: number): number[] {
+  const better = (a: number, b: number) => score[a] > score[b] || (score[a] === score[b] && a < b);
+  if (slots.length <= k) return [...slots].sort((a, b) => (better(a, b) ? -1 : 1));
+  // Min-heap of the best k so far; its root is the worst of them.
+  const heap: number[] = [];
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < heap.length && better(heap[worst], heap[l])) worst = l;
+      if (r < heap.length && better(heap[worst], heap[r])) worst = r;
+      if (worst === i) return;
+      [heap[i], heap[worst]] = [heap[worst], heap[i]];
+      i = worst;
+    }
+  };
+  for (const slot of slots) {
+    if (heap.length < k) {
+      heap.push(slot);
+      for (let i = heap.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (!better(heap[parent], heap[i])) break;
+        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        i = parent;
+      }
+    } else if (better(slot, heap[0])) {
+      heap[0] = slot;
+      siftDown(0);
+    }
+  }
+  return heap.sort((a, b) => (better(a, b) ? -1 : 1));
 }
 
 function dateToNumber(date: string | undefined): number {
@@ -266,15 +303,7 @@ export class ChunkStore<M> {
     const seen = this.scratchSeen;
     const touched: number[] = [];
     const averageLength = this.averageLength || 1;
-    const visit = (slot: number, tf: number, idf: number) => {
-      if (!this.alive[slot]) return;
-      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * this.length[slot]) / averageLength);
-      if (!seen[slot]) {
-        seen[slot] = 1;
-        touched.push(slot);
-      }
-      score[slot] += (idf * (tf * (BM25_K1 + 1))) / (tf + norm);
-    };
+    const { alive, length } = this;
     for (const [rank, { id }] of known.entries()) {
       const postings = this.postingCount(id);
       const overBudget = cost.postingsVisited + postings > limits.maxPostings;
@@ -283,13 +312,31 @@ export class ChunkStore<M> {
         continue;
       }
       const idf = inverseDocumentFrequency(this.documentFrequency[id], this.liveSlots);
-      const budget = limits.maxPostings - cost.postingsVisited;
-      cost.postingsVisited += this.walkPostings(id, budget, (slot, tf) => visit(slot, tf, idf));
+      let budget = limits.maxPostings - cost.postingsVisited;
+      // One loop over the packed postings, one over the recent ones (same body, kept inline: this
+      // is the hot path of every search).
+      const visit = (slot: number, tf: number) => {
+        if (!alive[slot]) return;
+        const norm = BM25_K1 * (1 - BM25_B + (BM25_B * length[slot]) / averageLength);
+        if (!seen[slot]) {
+          seen[slot] = 1;
+          touched.push(slot);
+        }
+        score[slot] += (idf * (tf * (BM25_K1 + 1))) / (tf + norm);
+      };
+      let visited = 0;
+      if (id < this.indexedTerms) {
+        const end = this.postingStart[id + 1];
+        for (let i = this.postingStart[id]; i < end && visited < budget; i++, visited++) visit(this.postingSlot[i], this.postingTf[i]);
+      }
+      const recent = this.recent.get(id);
+      if (recent) for (let i = 0; i < recent.length && visited < budget; i += 2, visited++) visit(recent[i], recent[i + 1]);
+      budget -= visited;
+      cost.postingsVisited += visited;
       cost.termsTraversed++;
     }
     // Keep the best `limits.candidates` by BM25 (ties: lower slot first, so results are stable).
-    touched.sort((a, b) => score[b] - score[a] || a - b);
-    const best = touched.slice(0, limits.candidates);
+    const best = topSlots(touched, score, limits.candidates);
     const wanted = new Map(known.map(({ term, id }) => [id, term]));
     const candidates = best.map((slot): StoreCandidate => {
       const termFrequency: Record<string, number> = {};
@@ -308,14 +355,18 @@ export class ChunkStore<M> {
     return { candidates, cost };
   }
 
-  /** The flat form of the live store, for the on-disk cache (compacts first). */
+  /**
+   * The flat form of the live store, for the on-disk cache (a compacted copy if slots are dead).
+   * The arrays are views of the store's own: they stay valid (appends and compaction replace the
+   * arrays rather than overwrite the viewed range), so the snapshot may be encoded in slices.
+   */
   snapshot(): StoreSnapshot<M> {
-    this.compact();
+    if (this.deadSlots > 0) return this.liveSnapshot();
     const n = this.slots;
     return {
       files: [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot).map((f) => ({ rel: f.rel, meta: f.meta, text: f.text, count: f.count })),
-      terms: this.terms,
-      headings: this.headings,
+      terms: this.terms.slice(),
+      headings: this.headings.slice(),
       ids: this.ids.slice(0, n),
       textStart: this.textStart.subarray(0, n),
       textLength: this.textLength.subarray(0, n),
@@ -329,9 +380,23 @@ export class ChunkStore<M> {
     };
   }
 
-  /** A store from a snapshot (warm start from the cache). Throws on an inconsistent snapshot. */
+  /** A store from a snapshot, synchronously (compaction). Throws on an inconsistent snapshot. */
   static fromSnapshot<M>(snapshot: StoreSnapshot<M>): ChunkStore<M> {
     const store = new ChunkStore<M>();
+    for (const _ of store.loadSteps(snapshot));
+    return store;
+  }
+
+  /** A store from a snapshot, handing the event loop back between steps (warm start). */
+  static async load<M>(snapshot: StoreSnapshot<M>, pause: () => Promise<void>): Promise<ChunkStore<M>> {
+    const store = new ChunkStore<M>();
+    for (const _ of store.loadSteps(snapshot)) await pause();
+    return store;
+  }
+
+  /** Fills an empty store from a snapshot, yielding between slices of slots. */
+  private *loadSteps(snapshot: StoreSnapshot<M>): Generator<void> {
+    const store = this;
     const n = snapshot.ids.length;
     const expected = snapshot.files.reduce((sum, f) => sum + f.count, 0);
     const forwardTotal = snapshot.forwardLength.reduce((sum, l) => sum + l, 0);
@@ -369,6 +434,7 @@ export class ChunkStore<M> {
     }
     let offset = 0;
     for (let s = 0; s < n; s++) {
+      if (s % STEP_SLOTS === STEP_SLOTS - 1) yield;
       store.forwardStart[s] = offset;
       const file = store.slotFile[s]!;
       if (store.heading[s] < 0 || store.heading[s] >= store.headings.length || store.textStart[s] + store.textLength[s] > file.text.length) {
@@ -384,8 +450,7 @@ export class ChunkStore<M> {
     }
     store.slots = n;
     store.liveSlots = n;
-    store.rebuildPostings();
-    return store;
+    yield* store.rebuildPostingsSteps();
   }
 
   private termId(term: string): number {
@@ -470,18 +535,6 @@ export class ChunkStore<M> {
     return inCsr + (this.recent.get(term)?.length ?? 0) / 2;
   }
 
-  /** Visits at most `budget` postings of `term`; returns how many it visited. */
-  private walkPostings(term: number, budget: number, visit: (slot: number, tf: number) => void): number {
-    let visited = 0;
-    if (term < this.indexedTerms) {
-      const end = this.postingStart[term + 1];
-      for (let i = this.postingStart[term]; i < end && visited < budget; i++, visited++) visit(this.postingSlot[i], this.postingTf[i]);
-    }
-    const recent = this.recent.get(term);
-    if (recent) for (let i = 0; i < recent.length && visited < budget; i += 2, visited++) visit(recent[i], recent[i + 1]);
-    return visited;
-  }
-
   /** Postings are rebuilt in one pass once the recent map holds more than an eighth of them. */
   private ensurePostings(): void {
     const indexed = this.postingSlot.length;
@@ -490,11 +543,16 @@ export class ChunkStore<M> {
     this.rebuildPostings();
   }
 
-  /** CSR postings over every live slot: count per term, prefix sums, fill in slot order. */
   private rebuildPostings(): void {
+    for (const _ of this.rebuildPostingsSteps());
+  }
+
+  /** CSR postings over every live slot: count per term, prefix sums, fill in slot order. */
+  private *rebuildPostingsSteps(): Generator<void> {
     const termCount = this.terms.length;
     const start = new Int32Array(termCount + 1);
     for (let slot = 0; slot < this.slots; slot++) {
+      if (slot % STEP_SLOTS === STEP_SLOTS - 1) yield;
       if (!this.alive[slot]) continue;
       const from = this.forwardStart[slot];
       for (let i = from; i < from + this.forwardLength[slot]; i++) start[this.forwardTerm[i] + 1]++;
@@ -505,6 +563,7 @@ export class ChunkStore<M> {
     const postingSlot = new Uint32Array(total);
     const postingTf = new Uint16Array(total);
     for (let slot = 0; slot < this.slots; slot++) {
+      if (slot % STEP_SLOTS === STEP_SLOTS - 1) yield;
       if (!this.alive[slot]) continue;
       const from = this.forwardStart[slot];
       for (let i = from; i < from + this.forwardLength[slot]; i++) {
@@ -524,10 +583,12 @@ export class ChunkStore<M> {
 
   /** Renumber live slots densely, drop unused terms and headings, rebuild the postings. */
   private compact(): void {
-    if (this.deadSlots === 0) {
-      this.ensurePostings();
-      return;
-    }
+    if (this.deadSlots === 0) return;
+    Object.assign(this, ChunkStore.fromSnapshot(this.liveSnapshot()));
+  }
+
+  /** A copy of the live slots, renumbered densely, with unused terms and headings dropped. */
+  private liveSnapshot(): StoreSnapshot<M> {
     const snapshot: StoreSnapshot<M> = {
       files: [],
       terms: [],
@@ -543,8 +604,8 @@ export class ChunkStore<M> {
       forwardTerm: new Uint32Array(0),
       forwardTf: new Uint16Array(0),
     };
-    const termMap = new Map<number, number>();
-    const headingMap = new Map<number, number>();
+    const termMap = new Int32Array(this.terms.length).fill(-1);
+    const headingMap = new Int32Array(this.headings.length).fill(-1);
     const forwardTerm = new Uint32Array(this.forwardUsed);
     const forwardTf = new Uint16Array(this.forwardUsed);
     let used = 0;
@@ -555,10 +616,10 @@ export class ChunkStore<M> {
         snapshot.ids.push(this.ids[slot]);
         snapshot.textStart[next] = this.textStart[slot];
         snapshot.textLength[next] = this.textLength[slot];
-        let heading = headingMap.get(this.heading[slot]);
-        if (heading === undefined) {
+        let heading = headingMap[this.heading[slot]];
+        if (heading === -1) {
           heading = snapshot.headings.push(this.headings[this.heading[slot]]) - 1;
-          headingMap.set(this.heading[slot], heading);
+          headingMap[this.heading[slot]] = heading;
         }
         snapshot.heading[next] = heading;
         snapshot.date[next] = this.date[slot];
@@ -567,10 +628,10 @@ export class ChunkStore<M> {
         snapshot.forwardLength[next] = this.forwardLength[slot];
         const from = this.forwardStart[slot];
         for (let i = from; i < from + this.forwardLength[slot]; i++) {
-          let term = termMap.get(this.forwardTerm[i]);
-          if (term === undefined) {
+          let term = termMap[this.forwardTerm[i]];
+          if (term === -1) {
             term = snapshot.terms.push(this.terms[this.forwardTerm[i]]) - 1;
-            termMap.set(this.forwardTerm[i], term);
+            termMap[this.forwardTerm[i]] = term;
           }
           forwardTerm[used] = term;
           forwardTf[used++] = this.forwardTf[i];
@@ -579,7 +640,6 @@ export class ChunkStore<M> {
     }
     snapshot.forwardTerm = forwardTerm.subarray(0, used);
     snapshot.forwardTf = forwardTf.subarray(0, used);
-    const rebuilt = ChunkStore.fromSnapshot(snapshot);
-    Object.assign(this, rebuilt);
+    return snapshot;
   }
 }

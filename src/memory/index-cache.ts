@@ -24,11 +24,18 @@ type SectionName = "text" | "ids" | "terms" | "textStart" | "textLength" | "head
 
 const align4 = (n: number) => (n + 3) & ~3;
 
-export function encodeIndexCache<M>(identity: CacheIdentity, snapshot: StoreSnapshot<M>): Buffer {
+/** Encodes in a few steps, handing the event loop back between them (the text is the big one). */
+export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: StoreSnapshot<M>): Promise<Buffer> {
+  const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const text = Buffer.from(snapshot.files.map((f) => f.text).join(""), "utf8");
+  await pause();
+  const ids = Buffer.from(snapshot.ids.join("\n"), "utf8");
+  const terms = Buffer.from(snapshot.terms.join("\n"), "utf8");
+  await pause();
   const sections: [SectionName, Buffer][] = [
-    ["text", Buffer.from(snapshot.files.map((f) => f.text).join(""), "utf8")],
-    ["ids", Buffer.from(snapshot.ids.join("\n"), "utf8")],
-    ["terms", Buffer.from(snapshot.terms.join("\n"), "utf8")],
+    ["text", text],
+    ["ids", ids],
+    ["terms", terms],
     ["textStart", bytesOf(snapshot.textStart)],
     ["textLength", bytesOf(snapshot.textLength)],
     ["heading", bytesOf(snapshot.heading)],
@@ -58,9 +65,10 @@ export function encodeIndexCache<M>(identity: CacheIdentity, snapshot: StoreSnap
   prefix.write(MAGIC, 0, "latin1");
   prefix.writeUInt32LE(headerBytes.length, 4);
   headerBytes.copy(prefix, 8);
-  const body = Buffer.alloc(offset);
-  for (const [name, bytes] of sections) bytes.copy(body, offsets[name][0]);
-  return Buffer.concat([prefix, body]);
+  const out = Buffer.alloc(prefix.length + offset);
+  prefix.copy(out, 0);
+  for (const [name, bytes] of sections) bytes.copy(out, prefix.length + offsets[name][0]);
+  return out;
 }
 
 /** The snapshot in `data`, or undefined when it is not a cache for `identity` (or is damaged). */

@@ -298,7 +298,7 @@ export class MemoryIndex {
         const m = file.meta;
         if (!m || typeof m.size !== "number" || typeof m.mtimeMs !== "number" || typeof m.ctimeMs !== "number" || typeof m.hash !== "string") return;
       }
-      this.store = ChunkStore.fromSnapshot(snapshot);
+      this.store = await ChunkStore.load(snapshot, () => new Promise<void>((resolve) => setImmediate(resolve)));
     } catch {
       // Missing or corrupt cache: a cold build rewrites it.
     }
@@ -317,7 +317,7 @@ export class MemoryIndex {
       this.saveQueued = false;
       try {
         // Encoded when the write runs, so it holds the newest state.
-        const data = encodeIndexCache(this.cacheIdentity(), this.store.snapshot());
+        const data = await encodeIndexCache(this.cacheIdentity(), this.store.snapshot());
         await fs.mkdir(path.dirname(cacheFile), { recursive: true });
         // Another gateway process may share the cache: one writer at a time, and never wait long
         // (a skipped write only costs a re-read next start).
@@ -326,6 +326,8 @@ export class MemoryIndex {
           retryIntervalSeconds: 0.05,
           staleThresholdSeconds: 30,
         });
+        // The JSON cache of earlier versions, same key: never read again.
+        await fs.rm(cacheFile.replace(/\.idx$/, ".json"), { force: true });
       } catch (error) {
         log().warn({ cacheFile, err: (error as Error).message }, "memory index cache not saved");
       }
