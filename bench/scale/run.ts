@@ -47,6 +47,7 @@ export type ScaleResults = { rows: ScaleRow[]; fits: ScaleFit[]; emptyWorkerRssM
 
 export async function runScale(options: { sizes: number[]; queries: number; indexes?: readonly IndexKind[]; log: (line: string) => void }): Promise<ScaleResults> {
   const indexes = options.indexes ?? INDEX_KINDS;
+  const loadAtStart = os.loadavg()[0];
   const rows: ScaleRow[] = [];
   const emptyRoot = fs.mkdtempSync(path.join(os.tmpdir(), "occ-bench-scale-empty-"));
   let emptyWorkerRssMB: number;
@@ -89,16 +90,17 @@ export async function runScale(options: { sizes: number[]; queries: number; inde
     fit("cache size", (r) => r.cold.cacheBytes),
     fit("peak RSS above an empty worker", (r) => r.cold.maxRssMB - emptyWorkerRssMB),
   ];
-  return { rows, fits, emptyWorkerRssMB, markdown: renderScale(rows, fits, emptyWorkerRssMB) };
+  const load = `${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs`;
+  return { rows, fits, emptyWorkerRssMB, markdown: renderScale(rows, fits, emptyWorkerRssMB, load) };
 }
 
 const ms = (value: number | undefined) => (value === undefined ? "n/a" : value < 10 ? value.toFixed(2) : value.toFixed(0));
 
-export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[], emptyWorkerRssMB: number): string {
+export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[], emptyWorkerRssMB: number, loadAverage?: string): string {
   const out: string[] = [
     "### Latency and scale (synthetic vaults, seed 42)",
     "",
-    `Times in ms. "legacy" = the MiniSearch index the bundle used before, "compact" = today's index, same vaults, same run. "query" = retriever search (top 10); "turn" = the whole pipeline for one message; "turns over the wait" = turns slower than the ${awaitTimeoutMs()} ms agent:bootstrap waits (they would inject nothing); "longest stall" = the longest the event loop was held at once while the cold build ran. "RSS added" = peak RSS above an empty worker (Node + tsx + the bundle's modules, ${emptyWorkerRssMB.toFixed(0)} MB).`,
+    `Times in ms. "legacy" = the MiniSearch index the bundle used before, "compact" = today's index, same vaults, same run. "query" = retriever search (top 10); "turn" = the whole pipeline for one message; "turns over the wait" = turns slower than the ${awaitTimeoutMs()} ms agent:bootstrap waits (they would inject nothing); "longest stall" = the longest the event loop was held at once while the cold build ran. "RSS added" = peak RSS above an empty worker (Node + tsx + the bundle's modules, ${emptyWorkerRssMB.toFixed(0)} MB).${loadAverage ? ` Machine load (1-minute average): ${loadAverage}; timings of a busy machine are slower, RSS is not.` : ""}`,
     "",
   ];
   out.push(
