@@ -1,4 +1,5 @@
 import { BM25_B, BM25_K1, inverseDocumentFrequency } from "./calibrate.ts";
+import { chunkId } from "./chunk.ts";
 
 // The compact in-memory representation of the embedded index (docs/retrieval.md, "The index"):
 //   - chunks live in numbered slots; per-slot facts (text offsets, heading, date, confidence,
@@ -7,13 +8,13 @@ import { BM25_B, BM25_K1, inverseDocumentFrequency } from "./calibrate.ts";
 //   - terms are numbered; each slot's distinct terms and their counts form a forward list, and the
 //     postings (term → slots) are one packed array rebuilt from the forward lists (CSR), plus a
 //     small map for slots added since;
+//   - chunk ids (a hash of file and text) are not stored: they are derived for returned chunks;
 //   - a file's chunks occupy consecutive slots, so a chunk's neighbours are the adjacent slots;
 //   - removing a file only marks its slots dead; once dead slots outnumber a quarter of the live
 //     ones, everything is renumbered in one pass (compaction).
 
 /** One analysed chunk, as the store takes it in. `terms` = body and heading terms, duplicates kept. */
 export type StoredChunkInput = {
-  id: string;
   text: string;
   headingPath: string[];
   date?: string;
@@ -25,7 +26,6 @@ export type StoredChunkInput = {
 export type StoredFile<M> = { rel: string; meta: M; text: string; firstSlot: number; count: number };
 
 export type StoredChunk = {
-  id: string;
   file: string;
   text: string;
   headingPath: string[];
@@ -142,7 +142,6 @@ export type StoreSnapshot<M> = {
   files: { rel: string; meta: M; text: string; count: number }[];
   terms: string[];
   headings: string[][];
-  ids: string[];
   textStart: Int32Array;
   textLength: Int32Array;
   heading: Int32Array;
@@ -160,7 +159,6 @@ export class ChunkStore<M> {
   private slotFile: (StoredFile<M> | undefined)[] = [];
   // Per-slot facts.
   private slots = 0;
-  private ids: string[] = [];
   private textStart: Int32Array = new Int32Array(0);
   private textLength: Int32Array = new Int32Array(0);
   private heading: Int32Array = new Int32Array(0);
@@ -222,11 +220,11 @@ export class ChunkStore<M> {
     return this.files.size;
   }
 
-  /** Replace (or add) one file and its chunks. A chunk id seen twice in the file is kept once. */
+  /** Replace (or add) one file and its chunks. The same text twice in the file is kept once. */
   setFile(rel: string, meta: M, chunks: readonly StoredChunkInput[]): void {
     this.deleteFile(rel);
     const seen = new Set<string>();
-    const kept = chunks.filter((chunk) => !seen.has(chunk.id) && seen.add(chunk.id));
+    const kept = chunks.filter((chunk) => !seen.has(chunk.text) && seen.add(chunk.text));
     const file: StoredFile<M> = { rel, meta, text: kept.map((chunk) => chunk.text).join(""), firstSlot: this.slots, count: kept.length };
     this.files.set(rel, file);
     let offset = 0;
@@ -236,7 +234,7 @@ export class ChunkStore<M> {
         const id = this.termId(term);
         counts.set(id, (counts.get(id) ?? 0) + 1);
       }
-      this.appendSlot(file, chunk.id, offset, chunk.text.length, this.headingId(chunk.headingPath), dateToNumber(chunk.date), chunk.confidence, chunk.terms.length, counts);
+      this.appendSlot(file, offset, chunk.text.length, this.headingId(chunk.headingPath), dateToNumber(chunk.date), chunk.confidence, chunk.terms.length, counts);
       offset += chunk.text.length;
     }
   }
@@ -259,7 +257,6 @@ export class ChunkStore<M> {
     const file = this.slotFile[slot]!;
     const start = this.textStart[slot];
     const stored: StoredChunk = {
-      id: this.ids[slot],
       file: file.rel,
       text: file.text.slice(start, start + this.textLength[slot]),
       headingPath: this.headings[this.heading[slot]],
@@ -271,6 +268,13 @@ export class ChunkStore<M> {
     const confidence = this.confidence[slot];
     if (!Number.isNaN(confidence)) stored.confidence = confidence;
     return stored;
+  }
+
+  /** The stable id of the chunk in `slot` (the same text in the same file, the same id). */
+  chunkId(slot: number): string {
+    const file = this.slotFile[slot]!;
+    const start = this.textStart[slot];
+    return chunkId(file.rel, file.text.slice(start, start + this.textLength[slot]));
   }
 
   /** The chunk `offset` places away from `slot` in the same file (-1 = previous), if any. */
@@ -367,7 +371,6 @@ export class ChunkStore<M> {
       files: [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot).map((f) => ({ rel: f.rel, meta: f.meta, text: f.text, count: f.count })),
       terms: this.terms.slice(),
       headings: this.headings.slice(),
-      ids: this.ids.slice(0, n),
       textStart: this.textStart.subarray(0, n),
       textLength: this.textLength.subarray(0, n),
       heading: this.heading.subarray(0, n),
@@ -397,7 +400,7 @@ export class ChunkStore<M> {
   /** Fills an empty store from a snapshot, yielding between slices of slots. */
   private *loadSteps(snapshot: StoreSnapshot<M>): Generator<void> {
     const store = this;
-    const n = snapshot.ids.length;
+    const n = snapshot.textStart.length;
     const expected = snapshot.files.reduce((sum, f) => sum + f.count, 0);
     const forwardTotal = snapshot.forwardLength.reduce((sum, l) => sum + l, 0);
     if (expected !== n || forwardTotal !== snapshot.forwardTerm.length || forwardTotal !== snapshot.forwardTf.length) {
@@ -411,7 +414,6 @@ export class ChunkStore<M> {
     store.documentFrequency = new Int32Array(store.terms.length);
     store.headings = snapshot.headings.slice();
     store.headings.forEach((h, id) => store.headingIds.set(h.join("\u0000"), id));
-    store.ids = snapshot.ids.slice();
     store.textStart = new Int32Array(snapshot.textStart);
     store.textLength = new Int32Array(snapshot.textLength);
     store.heading = new Int32Array(snapshot.heading);
@@ -475,7 +477,7 @@ export class ChunkStore<M> {
     return id;
   }
 
-  private appendSlot(file: StoredFile<M>, id: string, start: number, textLength: number, heading: number, date: number, confidence: number | undefined, length: number, counts: Map<number, number>): void {
+  private appendSlot(file: StoredFile<M>, start: number, textLength: number, heading: number, date: number, confidence: number | undefined, length: number, counts: Map<number, number>): void {
     const slot = this.slots++;
     const need = slot + 1;
     this.textStart = Growable.int32(this.textStart, need);
@@ -489,7 +491,6 @@ export class ChunkStore<M> {
     this.forwardLength = Growable.int32(this.forwardLength, need);
     this.forwardTerm = Growable.uint32(this.forwardTerm, this.forwardUsed + counts.size);
     this.forwardTf = Growable.uint16(this.forwardTf, this.forwardUsed + counts.size);
-    this.ids[slot] = id;
     this.slotFile[slot] = file;
     this.textStart[slot] = start;
     this.textLength[slot] = textLength;
@@ -522,7 +523,6 @@ export class ChunkStore<M> {
     if (!this.alive[slot]) return;
     this.alive[slot] = 0;
     this.slotFile[slot] = undefined;
-    this.ids[slot] = "";
     const start = this.forwardStart[slot];
     for (let i = start; i < start + this.forwardLength[slot]; i++) this.documentFrequency[this.forwardTerm[i]]--;
     this.liveSlots--;
@@ -593,7 +593,6 @@ export class ChunkStore<M> {
       files: [],
       terms: [],
       headings: [],
-      ids: [],
       textStart: new Int32Array(this.liveSlots),
       textLength: new Int32Array(this.liveSlots),
       heading: new Int32Array(this.liveSlots),
@@ -613,7 +612,6 @@ export class ChunkStore<M> {
     for (const file of [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot)) {
       snapshot.files.push({ rel: file.rel, meta: file.meta, text: file.text, count: file.count });
       for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++, next++) {
-        snapshot.ids.push(this.ids[slot]);
         snapshot.textStart[next] = this.textStart[slot];
         snapshot.textLength[next] = this.textLength[slot];
         let heading = headingMap[this.heading[slot]];

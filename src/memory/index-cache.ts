@@ -3,7 +3,7 @@ import type { StoreSnapshot } from "./chunk-store.ts";
 
 // The index's on-disk cache: one binary file per source set. A JSON header (what the cache is
 // for, the files and their metadata, where each section starts) followed by raw sections: the
-// typed arrays byte for byte, the chunk texts, ids and terms as UTF-8. A warm start copies the
+// typed arrays byte for byte, the chunk texts and terms as UTF-8. A warm start copies the
 // arrays back and rebuilds the postings; nothing is re-read or re-analysed.
 
 const MAGIC = "OCIX";
@@ -20,7 +20,7 @@ type Header<M> = CacheIdentity & {
   sections: Record<SectionName, [offset: number, bytes: number]>;
 };
 
-type SectionName = "text" | "ids" | "terms" | "textStart" | "textLength" | "heading" | "date" | "confidence" | "length" | "forwardLength" | "forwardTerm" | "forwardTf";
+type SectionName = "text" | "terms" | "textStart" | "textLength" | "heading" | "date" | "confidence" | "length" | "forwardLength" | "forwardTerm" | "forwardTf";
 
 const align4 = (n: number) => (n + 3) & ~3;
 
@@ -29,12 +29,10 @@ export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: Sto
   const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
   const text = Buffer.from(snapshot.files.map((f) => f.text).join(""), "utf8");
   await pause();
-  const ids = Buffer.from(snapshot.ids.join("\n"), "utf8");
   const terms = Buffer.from(snapshot.terms.join("\n"), "utf8");
   await pause();
   const sections: [SectionName, Buffer][] = [
     ["text", text],
-    ["ids", ids],
     ["terms", terms],
     ["textStart", bytesOf(snapshot.textStart)],
     ["textLength", bytesOf(snapshot.textLength)],
@@ -101,7 +99,6 @@ export function decodeIndexCache<M>(data: Buffer, identity: CacheIdentity): Stor
     return make(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer);
   };
   const text = section("text").toString("utf8");
-  const idsText = section("ids").toString("utf8");
   const termsText = section("terms").toString("utf8");
   let at = 0;
   const files = header.files.map((f) => {
@@ -114,7 +111,6 @@ export function decodeIndexCache<M>(data: Buffer, identity: CacheIdentity): Stor
     files,
     terms: termsText ? termsText.split("\n") : [],
     headings: header.headings,
-    ids: idsText ? idsText.split("\n") : [],
     textStart: array("textStart", (b) => new Int32Array(b)),
     textLength: array("textLength", (b) => new Int32Array(b)),
     heading: array("heading", (b) => new Int32Array(b)),

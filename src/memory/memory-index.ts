@@ -10,7 +10,7 @@ import type { RetrievedMemory } from "../context/types.ts";
 import { chunkRankingMultiplier } from "../hygiene/confidence.ts";
 import { applyMemoryConfidence, calibratedScore } from "./calibrate.ts";
 import type { CorpusStats } from "./calibrate.ts";
-import { chunkMarkdown } from "./chunk.ts";
+import { splitMarkdown } from "./chunk.ts";
 import { ChunkStore } from "./chunk-store.ts";
 import type { SearchCost, StoredChunk, StoredChunkInput } from "./chunk-store.ts";
 import { decodeIndexCache, encodeIndexCache } from "./index-cache.ts";
@@ -177,7 +177,7 @@ export class MemoryIndex {
       averageLength: this.store.averageLength,
       documentFrequency: (term) => this.store.documentFrequencyOf(term),
     };
-    const ranked: IndexCandidate[] = [];
+    const scored: { slot: number; chunk: StoredChunk; relevance: number; score: number; bm25: number }[] = [];
     const now = new Date();
     for (const candidate of candidates) {
       const relevance = calibratedScore(queryTerms, candidate, stats);
@@ -185,23 +185,26 @@ export class MemoryIndex {
       const chunk = this.store.chunk(candidate.slot);
       const score = applyMemoryConfidence(relevance, rankingWeight(chunk, now));
       if (score <= 0) continue;
-      ranked.push({
-        memory: toMemory(chunk, score, candidate.bm25),
-        relevance,
-        bm25: candidate.bm25,
-        position: chunk.position,
-        chunksInFile: chunk.chunksInFile,
-        slot: candidate.slot,
-      });
+      scored.push({ slot: candidate.slot, chunk, relevance, score, bm25: candidate.bm25 });
     }
-    ranked.sort((a, b) => b.memory.score - a.memory.score || b.bm25 - a.bm25 || a.memory.id.localeCompare(b.memory.id));
-    return ranked.slice(0, limit);
+    // Ids (a hash) are derived only where needed: exact ties, and the results returned.
+    const ids = new Map<number, string>();
+    const idOf = (slot: number) => ids.get(slot) ?? ids.set(slot, this.store.chunkId(slot)).get(slot)!;
+    scored.sort((a, b) => b.score - a.score || b.bm25 - a.bm25 || idOf(a.slot).localeCompare(idOf(b.slot)));
+    return scored.slice(0, limit).map(({ slot, chunk, relevance, score, bm25 }) => ({
+      memory: toMemory(idOf(slot), chunk, score, bm25),
+      relevance,
+      bm25,
+      position: chunk.position,
+      chunksInFile: chunk.chunksInFile,
+      slot,
+    }));
   }
 
   /** The chunk before (-1) or after (+1) a candidate in the same file, if any. */
   neighbour(candidate: IndexCandidate, offset: number): RetrievedMemory | undefined {
     const chunk = this.store.neighbour(candidate.slot, offset);
-    return chunk && chunk.file === candidate.memory.file ? toMemory(chunk, 0, 0) : undefined;
+    return chunk && chunk.file === candidate.memory.file ? toMemory(this.store.chunkId(candidate.slot + offset), chunk, 0, 0) : undefined;
   }
 
   private async doRefresh(): Promise<RefreshStats> {
@@ -415,7 +418,7 @@ const HTML_COMMENT = /<!--[\s\S]*?-->/g;
 
 /** Chunks of one file with their terms; yields between chunks when the slice is used up. */
 async function analyseFile(raw: string, rel: string, maxChunkChars: number, slicer: Slicer): Promise<StoredChunkInput[]> {
-  const chunks = chunkMarkdown(raw, rel, { maxChunkChars });
+  const chunks = splitMarkdown(raw, rel, { maxChunkChars });
   const headingTerms = new Map<string, string[]>();
   const analysed: StoredChunkInput[] = [];
   for (const chunk of chunks) {
@@ -425,7 +428,7 @@ async function analyseFile(raw: string, rel: string, maxChunkChars: number, slic
     if (!headings) headingTerms.set(headingKey, (headings = analyzeText(chunk.headingPath.join(" "))));
     // Metadata comments are invisible in rendered markdown: not searchable words.
     const body = analyzeText(chunk.text.includes("<!--") ? chunk.text.replace(HTML_COMMENT, " ") : chunk.text);
-    const input: StoredChunkInput = { id: chunk.id, text: chunk.text, headingPath: chunk.headingPath, terms: body.concat(headings) };
+    const input: StoredChunkInput = { text: chunk.text, headingPath: chunk.headingPath, terms: body.concat(headings) };
     if (chunk.date) input.date = chunk.date;
     if (chunk.confidence !== undefined) input.confidence = chunk.confidence;
     analysed.push(input);
@@ -433,8 +436,8 @@ async function analyseFile(raw: string, rel: string, maxChunkChars: number, slic
   return analysed;
 }
 
-function toMemory(chunk: StoredChunk, score: number, rawScore: number): RetrievedMemory {
-  const memory: RetrievedMemory = { id: chunk.id, text: chunk.text, score, rawScore, file: chunk.file, headingPath: chunk.headingPath, source: "embedded" };
+function toMemory(id: string, chunk: StoredChunk, score: number, rawScore: number): RetrievedMemory {
+  const memory: RetrievedMemory = { id, text: chunk.text, score, rawScore, file: chunk.file, headingPath: chunk.headingPath, source: "embedded" };
   if (chunk.date) memory.date = chunk.date;
   if (chunk.confidence !== undefined) memory.confidence = chunk.confidence;
   return memory;

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { chunkId } from "../../src/memory/chunk.ts";
 import { MemoryIndex, buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import { createEmbeddedRetriever } from "../../src/memory/retriever.ts";
 import { workspaceMemorySources } from "../../src/memory/sources.ts";
@@ -147,6 +148,7 @@ describe("compaction", () => {
     const index = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
     const [top] = index.searchCandidates("moored slip", 1);
     expect(top).toMatchObject({ position: 1, chunksInFile: 3 });
+    expect(top.memory.id).toBe(chunkId("MEMORY.md", "- It is moored at slip 14."));
     expect(top.bm25).toBeGreaterThan(0);
     expect(index.neighbour(top, -1)?.text).toContain("Halcyon Drift");
     expect(index.neighbour(top, 1)?.text).toContain("sails are new");
