@@ -193,6 +193,7 @@ export class ChunkStore<M> {
   // Query scratch space, reused (sized to the slot count).
   private scratchScore: Float64Array = new Float64Array(0);
   private scratchSeen: Uint8Array = new Uint8Array(0);
+  private scratchCount: Int32Array = new Int32Array(0);
 
   get chunkCount(): number {
     return this.liveSlots;
@@ -229,12 +230,13 @@ export class ChunkStore<M> {
     this.files.set(rel, file);
     let offset = 0;
     for (const chunk of kept) {
-      const counts = new Map<number, number>();
+      // Term counts in a reused array (no Map per chunk: a cold build adds 100k chunks).
+      const distinct: number[] = [];
       for (const term of chunk.terms) {
         const id = this.termId(term);
-        counts.set(id, (counts.get(id) ?? 0) + 1);
+        if (this.scratchCount[id]++ === 0) distinct.push(id);
       }
-      this.appendSlot(file, offset, chunk.text.length, this.headingId(chunk.headingPath), dateToNumber(chunk.date), chunk.confidence, chunk.terms.length, counts);
+      this.appendSlot(file, offset, chunk.text.length, this.headingId(chunk.headingPath), dateToNumber(chunk.date), chunk.confidence, chunk.terms.length, distinct);
       offset += chunk.text.length;
     }
   }
@@ -412,6 +414,7 @@ export class ChunkStore<M> {
     store.terms = snapshot.terms.slice();
     store.terms.forEach((term, id) => store.termIds.set(term, id));
     store.documentFrequency = new Int32Array(store.terms.length);
+    store.scratchCount = new Int32Array(store.terms.length);
     store.headings = snapshot.headings.slice();
     store.headings.forEach((h, id) => store.headingIds.set(h.join("\u0000"), id));
     store.textStart = new Int32Array(snapshot.textStart);
@@ -462,6 +465,7 @@ export class ChunkStore<M> {
       this.terms.push(term);
       this.termIds.set(term, id);
       this.documentFrequency = Growable.int32(this.documentFrequency, id + 1);
+      this.scratchCount = Growable.int32(this.scratchCount, id + 1);
     }
     return id;
   }
@@ -477,7 +481,8 @@ export class ChunkStore<M> {
     return id;
   }
 
-  private appendSlot(file: StoredFile<M>, start: number, textLength: number, heading: number, date: number, confidence: number | undefined, length: number, counts: Map<number, number>): void {
+  /** Appends one chunk; its term counts are in `scratchCount` at the `distinct` term ids (reset here). */
+  private appendSlot(file: StoredFile<M>, start: number, textLength: number, heading: number, date: number, confidence: number | undefined, length: number, distinct: readonly number[]): void {
     const slot = this.slots++;
     const need = slot + 1;
     this.textStart = Growable.int32(this.textStart, need);
@@ -489,8 +494,8 @@ export class ChunkStore<M> {
     this.alive = Growable.uint8(this.alive, need);
     this.forwardStart = Growable.int32(this.forwardStart, need);
     this.forwardLength = Growable.int32(this.forwardLength, need);
-    this.forwardTerm = Growable.uint32(this.forwardTerm, this.forwardUsed + counts.size);
-    this.forwardTf = Growable.uint16(this.forwardTf, this.forwardUsed + counts.size);
+    this.forwardTerm = Growable.uint32(this.forwardTerm, this.forwardUsed + distinct.length);
+    this.forwardTf = Growable.uint16(this.forwardTf, this.forwardUsed + distinct.length);
     this.slotFile[slot] = file;
     this.textStart[slot] = start;
     this.textLength[slot] = textLength;
@@ -500,10 +505,11 @@ export class ChunkStore<M> {
     this.length[slot] = length;
     this.alive[slot] = 1;
     this.forwardStart[slot] = this.forwardUsed;
-    this.forwardLength[slot] = counts.size;
+    this.forwardLength[slot] = distinct.length;
     const tracked = this.indexedSlots > 0 || this.postingSlot.length > 0;
-    for (const [term, tf] of counts) {
-      const capped = Math.min(tf, MAX_TF);
+    for (const term of distinct) {
+      const capped = Math.min(this.scratchCount[term], MAX_TF);
+      this.scratchCount[term] = 0;
       this.forwardTerm[this.forwardUsed] = term;
       this.forwardTf[this.forwardUsed] = capped;
       this.forwardUsed++;

@@ -98,7 +98,9 @@ function splitUnits(body: string): Unit[] {
   let fence: string | undefined;
 
   const flush = () => {
-    const text = buffer.join("\n").replace(/^\s*\n|\s+$/g, "");
+    // Trailing whitespace, and leading blank lines (an unanchored /\s+$/ rescans every space run).
+    const joined = buffer.join("\n").trimEnd();
+    const text = joined.replace(/^\s*\n/, "");
     if (text.trim()) units.push({ text, headingPath: headings.map((h) => h.title) });
     buffer = [];
   };

@@ -126,6 +126,26 @@ describe("content check (same size, same mtime)", () => {
   });
 });
 
+describe("warm start from the cache", () => {
+  it("an index loaded from the cache, then edited, ranks exactly like a fresh build", async () => {
+    const cacheDir = fs.mkdtempSync(path.join(tmpRoot, "cache-"));
+    for (let day = 1; day <= 5; day++) write(`memory/2026-03-0${day}.md`, dailyFile(day, 10));
+    const first = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir });
+    await first.whenSaved();
+    const warm = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
+    expect(await warm.refresh()).toMatchObject({ filesRead: 0, filesReused: 5 });
+    // Known terms ("project", "item2x3") and a new one ("lighthouse") in an edited file.
+    write("memory/2026-03-02.md", dailyFile(2, 10, "near the lighthouse"), new Date(Date.now() + 10_000));
+    expect(await warm.refresh()).toMatchObject({ filesRead: 1, changed: true });
+    const fresh = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
+    for (const query of ["lighthouse item2x3", "project update meeting", "item4x9"]) {
+      const strip = (results: ReturnType<typeof warm.search>) => results.map((r) => ({ id: r.id, score: r.score, text: r.text }));
+      expect(strip(warm.search(query, 10)), query).toEqual(strip(fresh.search(query, 10)));
+    }
+    expect(warm.search("lighthouse item2x3", 1)[0].text).toContain("item2x3 reviewed near the lighthouse");
+  });
+});
+
 describe("compaction", () => {
   it("after many rewrites (dead slots compacted) ranks exactly like a fresh build", async () => {
     for (let day = 1; day <= 40; day++) write(`memory/2026-02-${String(day).padStart(2, "0")}.md`, dailyFile(day, 40));
