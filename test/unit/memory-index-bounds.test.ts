@@ -138,7 +138,7 @@ describe("warm start from the cache", () => {
     write("memory/2026-03-02.md", dailyFile(2, 10, "near the lighthouse"), new Date(Date.now() + 10_000));
     expect(await warm.refresh()).toMatchObject({ filesRead: 1, changed: true });
     const fresh = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
-    for (const query of ["lighthouse item2x3", "project update meeting", "item4x9"]) {
+    for (const query of ["lighthouse item2x3", "item2x0", "project update meeting", "item4x9"]) {
       const strip = (results: ReturnType<typeof warm.search>) => results.map((r) => ({ id: r.id, score: r.score, text: r.text }));
       expect(strip(warm.search(query, 10)), query).toEqual(strip(fresh.search(query, 10)));
     }
