@@ -172,10 +172,16 @@ export class MemoryIndex {
       candidates: Math.max(limit * 20, 200),
     });
     this.lastCost = cost;
+    const frequencies = new Map<string, number>();
     const stats: CorpusStats = {
       documentCount: this.store.chunkCount,
       averageLength: this.store.averageLength,
-      documentFrequency: (term) => this.store.documentFrequencyOf(term),
+      documentFrequency: (term) => {
+        // Asked once per candidate and term: look each term up once per search.
+        let df = frequencies.get(term);
+        if (df === undefined) frequencies.set(term, (df = this.store.documentFrequencyOf(term)));
+        return df;
+      },
     };
     const scored: { slot: number; chunk: StoredChunk; relevance: number; score: number; bm25: number }[] = [];
     const now = new Date();
