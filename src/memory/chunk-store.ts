@@ -542,11 +542,20 @@ export class ChunkStore<M> {
   }
 
   /** Postings are rebuilt in one pass once the recent map holds more than an eighth of them. */
-  private ensurePostings(): void {
+  private postingsStale(): boolean {
     const indexed = this.postingSlot.length;
-    if (this.indexedSlots === this.slots && this.recentPostings === 0 && indexed > 0) return;
-    if (this.indexedSlots > 0 && this.recentPostings <= Math.max(4096, indexed / 8)) return;
-    this.rebuildPostings();
+    if (this.indexedSlots === this.slots && this.recentPostings === 0 && indexed > 0) return false;
+    return !(this.indexedSlots > 0 && this.recentPostings <= Math.max(4096, indexed / 8));
+  }
+
+  private ensurePostings(): void {
+    if (this.postingsStale()) this.rebuildPostings();
+  }
+
+  /** Rebuilds stale postings in slices (after a build), so that the next search need not. */
+  async settle(pause: () => Promise<void>): Promise<void> {
+    if (!this.postingsStale()) return;
+    for (const _ of this.rebuildPostingsSteps()) await pause();
   }
 
   private rebuildPostings(): void {

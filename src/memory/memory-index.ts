@@ -290,6 +290,7 @@ export class MemoryIndex {
       this.store.deleteFile(rel);
       stats.changed = true;
     }
+    if (stats.changed) await this.store.settle(() => slicer.yieldNow());
     stats.files = this.store.fileCount;
     stats.chunks = this.store.chunkCount;
     stats.yields = slicer.yields;
@@ -384,6 +385,10 @@ class Slicer {
 
   async pause(): Promise<void> {
     if (performance.now() - this.sliceStart < this.sliceMs) return;
+    await this.yieldNow();
+  }
+
+  async yieldNow(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.yields++;
     this.sliceStart = performance.now();
