@@ -100,12 +100,12 @@ export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]
   const out: string[] = [
     "### Latency and scale (synthetic vaults, seed 42)",
     "",
-    `Times in ms. "legacy" = the MiniSearch index the bundle used before, "compact" = today's index, same vaults, same run. "query" = retriever search (top 10); "turn" = the whole pipeline for one message; "turns over the wait" = turns slower than the ${awaitTimeoutMs()} ms agent:bootstrap waits (they would inject nothing); "longest stall" = the longest the event loop was held at once while the cold build ran. "RSS added" = peak RSS above an empty worker (Node + tsx + the bundle's modules, ${emptyWorkerRssMB.toFixed(0)} MB).${loadAverage ? ` Machine load (1-minute average): ${loadAverage}; timings of a busy machine are slower, RSS is not.` : ""}`,
+    `Times in ms. "legacy" = the MiniSearch index the bundle used before, "compact" = today's index, same vaults, same run. "query" = retriever search (top 10); "turn" = the whole pipeline for one message; "turns over the wait" = turns slower than the ${awaitTimeoutMs()} ms agent:bootstrap waits (they would inject nothing); "longest stall" = the longest the event loop was held at once while the index was built (cold) or loaded (warm) and its cache written, counting a timer's late firing only as far as the process used CPU meanwhile (on a busy machine a late timer may just be a process waiting for a CPU; the JSON results also keep the wall-clock gap). "RSS added" = peak RSS above an empty worker (Node + tsx + the bundle's modules, ${emptyWorkerRssMB.toFixed(0)} MB).${loadAverage ? ` Machine load (1-minute average): ${loadAverage}; timings of a busy machine are slower, RSS is not.` : ""}`,
     "",
   ];
   out.push(
     markdownTable(
-      ["target chunks", "index", "bundle chunks", "files", "vault MB", "RSS added MB (cold / warm)", "query p50", "query p95", "turn p50", "turn p95", "turns over the wait", "warm start", "cold build", "build MB/s", "longest stall", "incremental update", "cache MB"],
+      ["target chunks", "index", "bundle chunks", "files", "vault MB", "RSS added MB (cold / warm)", "query p50", "query p95", "turn p50", "turn p95", "turns over the wait", "warm start", "cold build", "build MB/s", "longest stall (cold / warm)", "incremental update", "cache MB"],
       rows.map((r) => [
         r.targetChunks,
         r.index,
@@ -121,7 +121,7 @@ export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]
         ms(r.warm.openMs),
         ms(r.cold.openMs),
         r.buildMBps.toFixed(2),
-        ms(r.cold.maxStallMs),
+        `${ms(r.cold.maxStallMs)} / ${ms(r.warm.maxStallMs)}`,
         ms(r.cold.incrementalMs),
         (r.cold.cacheBytes / 1024 / 1024).toFixed(1),
       ]),

@@ -399,7 +399,7 @@ export class ChunkStore<M> {
     return store;
   }
 
-  /** Fills an empty store from a snapshot, yielding between slices of slots. */
+  /** Fills an empty store from a snapshot (whose arrays it adopts), yielding between slices of slots. */
   private *loadSteps(snapshot: StoreSnapshot<M>): Generator<void> {
     const store = this;
     const n = snapshot.textStart.length;
@@ -417,15 +417,15 @@ export class ChunkStore<M> {
     store.scratchCount = new Int32Array(store.terms.length);
     store.headings = snapshot.headings.slice();
     store.headings.forEach((h, id) => store.headingIds.set(h.join("\u0000"), id));
-    store.textStart = new Int32Array(snapshot.textStart);
-    store.textLength = new Int32Array(snapshot.textLength);
-    store.heading = new Int32Array(snapshot.heading);
-    store.date = new Int32Array(snapshot.date);
-    store.confidence = new Float32Array(snapshot.confidence);
-    store.length = new Int32Array(snapshot.length);
-    store.forwardLength = new Int32Array(snapshot.forwardLength);
-    store.forwardTerm = new Uint32Array(snapshot.forwardTerm);
-    store.forwardTf = new Uint16Array(snapshot.forwardTf);
+    store.textStart = snapshot.textStart;
+    store.textLength = snapshot.textLength;
+    store.heading = snapshot.heading;
+    store.date = snapshot.date;
+    store.confidence = snapshot.confidence;
+    store.length = snapshot.length;
+    store.forwardLength = snapshot.forwardLength;
+    store.forwardTerm = snapshot.forwardTerm;
+    store.forwardTf = snapshot.forwardTf;
     store.forwardUsed = forwardTotal;
     store.forwardStart = new Int32Array(n);
     store.alive = new Uint8Array(n).fill(1);

@@ -15,25 +15,41 @@ export type CacheIdentity = { key: string; rootDir: string; maxChunkChars: numbe
 type Header<M> = CacheIdentity & {
   version: number;
   endianness: string;
-  files: { rel: string; meta: M; textChars: number; count: number }[];
-  headings: string[][];
+  files: { rel: string; meta: M; textBytes: number; count: number }[];
   sections: Record<SectionName, [offset: number, bytes: number]>;
 };
 
-type SectionName = "text" | "terms" | "textStart" | "textLength" | "heading" | "date" | "confidence" | "length" | "forwardLength" | "forwardTerm" | "forwardTf";
+type SectionName = "text" | "terms" | "headings" | "textStart" | "textLength" | "heading" | "date" | "confidence" | "length" | "forwardLength" | "forwardTerm" | "forwardTf";
 
 const align4 = (n: number) => (n + 3) & ~3;
+/** Files encoded or decoded between hand-backs. */
+const FILES_PER_STEP = 256;
+const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+// Heading paths as text: titles joined by \u0001, paths by \n (a title is one line; a \u0001 in
+// one, which no editor types, is stored as U+FFFD).
+const TITLE_SEPARATOR = "\u0001";
+const encodeHeadings = (headings: readonly string[][]) => headings.map((h) => h.map((t) => t.replaceAll(TITLE_SEPARATOR, "\ufffd")).join(TITLE_SEPARATOR)).join("\n");
+const decodeHeadings = (text: string) => text.split("\n").map((line) => (line ? line.split(TITLE_SEPARATOR) : []));
 
-/** Encodes in a few steps, handing the event loop back between them (the text is the big one). */
+/** Encodes in steps, handing the event loop back between them (each is a few ms at 100k chunks). */
 export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: StoreSnapshot<M>): Promise<Buffer> {
-  const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const text = Buffer.from(snapshot.files.map((f) => f.text).join(""), "utf8");
+  // The texts, file by file into one buffer, so no step encodes the whole vault at once.
+  const textBytes = snapshot.files.map((f) => Buffer.byteLength(f.text, "utf8"));
+  const text = Buffer.alloc(textBytes.reduce((sum, n) => sum + n, 0));
+  let written = 0;
+  for (const [i, f] of snapshot.files.entries()) {
+    written += text.write(f.text, written, "utf8");
+    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
+  }
   await pause();
   const terms = Buffer.from(snapshot.terms.join("\n"), "utf8");
+  await pause();
+  const headings = Buffer.from(encodeHeadings(snapshot.headings), "utf8");
   await pause();
   const sections: [SectionName, Buffer][] = [
     ["text", text],
     ["terms", terms],
+    ["headings", headings],
     ["textStart", bytesOf(snapshot.textStart)],
     ["textLength", bytesOf(snapshot.textLength)],
     ["heading", bytesOf(snapshot.heading)],
@@ -54,8 +70,7 @@ export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: Sto
     ...identity,
     version: INDEX_CACHE_VERSION,
     endianness: os.endianness(),
-    files: snapshot.files.map((f) => ({ rel: f.rel, meta: f.meta, textChars: f.text.length, count: f.count })),
-    headings: snapshot.headings,
+    files: snapshot.files.map((f, i) => ({ rel: f.rel, meta: f.meta, textBytes: textBytes[i], count: f.count })),
     sections: offsets,
   };
   const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
@@ -63,14 +78,18 @@ export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: Sto
   prefix.write(MAGIC, 0, "latin1");
   prefix.writeUInt32LE(headerBytes.length, 4);
   headerBytes.copy(prefix, 8);
+  await pause();
   const out = Buffer.alloc(prefix.length + offset);
   prefix.copy(out, 0);
   for (const [name, bytes] of sections) bytes.copy(out, prefix.length + offsets[name][0]);
   return out;
 }
 
-/** The snapshot in `data`, or undefined when it is not a cache for `identity` (or is damaged). */
-export function decodeIndexCache<M>(data: Buffer, identity: CacheIdentity): StoreSnapshot<M> | undefined {
+/**
+ * The snapshot in `data`, or undefined when it is not a cache for `identity` (or is damaged).
+ * Decoded in steps, handing the event loop back between them.
+ */
+export async function decodeIndexCache<M>(data: Buffer, identity: CacheIdentity): Promise<StoreSnapshot<M> | undefined> {
   if (data.length < 8 || data.toString("latin1", 0, 4) !== MAGIC) return undefined;
   const headerLength = data.readUInt32LE(4);
   if (8 + headerLength > data.length) return undefined;
@@ -82,8 +101,7 @@ export function decodeIndexCache<M>(data: Buffer, identity: CacheIdentity): Stor
     header.rootDir !== identity.rootDir ||
     header.maxChunkChars !== identity.maxChunkChars ||
     header.analyser !== identity.analyser ||
-    !Array.isArray(header.files) ||
-    !Array.isArray(header.headings)
+    !Array.isArray(header.files)
   ) {
     return undefined;
   }
@@ -98,19 +116,25 @@ export function decodeIndexCache<M>(data: Buffer, identity: CacheIdentity): Stor
     const bytes = section(name);
     return make(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer);
   };
-  const text = section("text").toString("utf8");
   const termsText = section("terms").toString("utf8");
+  const headings = decodeHeadings(section("headings").toString("utf8"));
+  await pause();
+  // Each file's text decoded on its own (no step decodes the whole vault at once).
+  const text = section("text");
+  const files: StoreSnapshot<M>["files"] = [];
   let at = 0;
-  const files = header.files.map((f) => {
-    const fileText = text.slice(at, at + f.textChars);
-    at += f.textChars;
-    return { rel: f.rel, meta: f.meta, text: fileText, count: f.count };
-  });
+  for (const [i, f] of header.files.entries()) {
+    if (at + f.textBytes > text.length) return undefined;
+    files.push({ rel: f.rel, meta: f.meta, text: text.toString("utf8", at, at + f.textBytes), count: f.count });
+    at += f.textBytes;
+    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
+  }
   if (at !== text.length) return undefined;
+  await pause();
   return {
     files,
     terms: termsText ? termsText.split("\n") : [],
-    headings: header.headings,
+    headings,
     textStart: array("textStart", (b) => new Int32Array(b)),
     textLength: array("textLength", (b) => new Int32Array(b)),
     heading: array("heading", (b) => new Int32Array(b)),

@@ -55,7 +55,7 @@ export type RefreshStats = {
   filesSkipped: number;
   chunks: number;
   changed: boolean;
-  /** Times the refresh handed the event loop back during analysis (slices − 1). */
+  /** Times the refresh handed the event loop back (analysis and postings slices). */
   yields: number;
 };
 
@@ -302,7 +302,7 @@ export class MemoryIndex {
     if (!this.cacheFile) return;
     try {
       const data = await fs.readFile(this.cacheFile);
-      const snapshot = decodeIndexCache<FileMeta>(data, this.cacheIdentity());
+      const snapshot = await decodeIndexCache<FileMeta>(data, this.cacheIdentity());
       if (!snapshot) return;
       for (const file of snapshot.files) {
         const m = file.meta;

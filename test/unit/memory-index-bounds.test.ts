@@ -143,6 +143,7 @@ describe("warm start from the cache", () => {
       expect(strip(warm.search(query, 10)), query).toEqual(strip(fresh.search(query, 10)));
     }
     expect(warm.search("lighthouse item2x3", 1)[0].text).toContain("item2x3 reviewed near the lighthouse");
+    expect(warm.search("item4x9", 1)[0]).toMatchObject({ headingPath: ["Day 4"], file: "memory/2026-03-04.md", date: "2026-03-04" });
   });
 });
 
