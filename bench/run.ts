@@ -15,6 +15,7 @@ import { REPO_ROOT, resultsDir } from "./lib/paths.ts";
 import { runHooks } from "./hooks/run.ts";
 import { runLocomo } from "./locomo/run.ts";
 import { runScale } from "./scale/run.ts";
+import { runSharedWords } from "./scale/shared-words.ts";
 import { sanityProblems } from "./sanity.ts";
 import { writeBenchmarksDoc } from "./docs.ts";
 
@@ -81,7 +82,9 @@ async function main(): Promise<number> {
     const sizes = smoke ? [300, 1_000] : [1_000, 10_000, 100_000];
     const scale = await runScale({ sizes, queries: smoke ? 50 : 200, indexes: withLegacy ? ["legacy", "compact"] : ["compact"], log });
     markdown.push(scale.markdown, "");
-    results.scale = { rows: scale.rows, fits: scale.fits, emptyWorkerRssMB: scale.emptyWorkerRssMB };
+    const sharedWords = await runSharedWords(smoke ? 3 : 30);
+    markdown.push(sharedWords.markdown, "");
+    results.scale = { rows: scale.rows, fits: scale.fits, emptyWorkerRssMB: scale.emptyWorkerRssMB, sharedWords: sharedWords.rows };
     sectionSeconds.scale = (Date.now() - t) / 1000;
   }
   if (only.has("hooks")) {
