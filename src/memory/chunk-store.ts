@@ -437,25 +437,39 @@ export class ChunkStore<M> {
       for (let i = 0; i < f.count; i++) store.slotFile[slot + i] = file;
       slot += f.count;
     }
+    // The loops live in plain methods (V8 optimises them better than a generator body).
     let offset = 0;
-    for (let s = 0; s < n; s++) {
-      if (s % STEP_SLOTS === STEP_SLOTS - 1) yield;
-      store.forwardStart[s] = offset;
-      const file = store.slotFile[s]!;
-      if (store.heading[s] < 0 || store.heading[s] >= store.headings.length || store.textStart[s] + store.textLength[s] > file.text.length) {
-        throw new Error("index snapshot is inconsistent");
-      }
-      for (let i = offset; i < offset + store.forwardLength[s]; i++) {
-        const term = store.forwardTerm[i];
-        if (term >= store.terms.length) throw new Error("index snapshot is inconsistent");
-        store.documentFrequency[term]++;
-      }
-      offset += store.forwardLength[s];
-      store.totalLength += store.length[s];
+    for (let from = 0; from < n; from += STEP_SLOTS) {
+      offset = store.indexLoadedSlots(from, Math.min(n, from + STEP_SLOTS), offset);
+      yield;
     }
     store.slots = n;
     store.liveSlots = n;
     yield* store.rebuildPostingsSteps();
+  }
+
+  /** Forward-list starts, document frequencies and total length for loaded slots [from, to). */
+  private indexLoadedSlots(from: number, to: number, offset: number): number {
+    const { forwardStart, forwardLength, forwardTerm, documentFrequency, heading, textStart, textLength, slotFile } = this;
+    const termCount = this.terms.length;
+    const headingCount = this.headings.length;
+    let total = 0;
+    for (let s = from; s < to; s++) {
+      forwardStart[s] = offset;
+      if (heading[s] < 0 || heading[s] >= headingCount || textStart[s] < 0 || textStart[s] + textLength[s] > slotFile[s]!.text.length) {
+        throw new Error("index snapshot is inconsistent");
+      }
+      const end = offset + forwardLength[s];
+      for (let i = offset; i < end; i++) {
+        const term = forwardTerm[i];
+        if (term >= termCount) throw new Error("index snapshot is inconsistent");
+        documentFrequency[term]++;
+      }
+      offset = end;
+      total += this.length[s];
+    }
+    this.totalLength += total;
+    return offset;
   }
 
   private termId(term: string): number {
@@ -566,26 +580,18 @@ export class ChunkStore<M> {
   private *rebuildPostingsSteps(): Generator<void> {
     const termCount = this.terms.length;
     const start = new Int32Array(termCount + 1);
-    for (let slot = 0; slot < this.slots; slot++) {
-      if (slot % STEP_SLOTS === STEP_SLOTS - 1) yield;
-      if (!this.alive[slot]) continue;
-      const from = this.forwardStart[slot];
-      for (let i = from; i < from + this.forwardLength[slot]; i++) start[this.forwardTerm[i] + 1]++;
+    for (let from = 0; from < this.slots; from += STEP_SLOTS) {
+      this.countPostings(start, from, Math.min(this.slots, from + STEP_SLOTS));
+      yield;
     }
     for (let t = 0; t < termCount; t++) start[t + 1] += start[t];
     const total = start[termCount];
     const fill = start.slice(0, termCount);
     const postingSlot = new Uint32Array(total);
     const postingTf = new Uint16Array(total);
-    for (let slot = 0; slot < this.slots; slot++) {
-      if (slot % STEP_SLOTS === STEP_SLOTS - 1) yield;
-      if (!this.alive[slot]) continue;
-      const from = this.forwardStart[slot];
-      for (let i = from; i < from + this.forwardLength[slot]; i++) {
-        const at = fill[this.forwardTerm[i]]++;
-        postingSlot[at] = slot;
-        postingTf[at] = this.forwardTf[i];
-      }
+    for (let from = 0; from < this.slots; from += STEP_SLOTS) {
+      this.fillPostings(fill, postingSlot, postingTf, from, Math.min(this.slots, from + STEP_SLOTS));
+      yield;
     }
     this.postingStart = start;
     this.postingSlot = postingSlot;
@@ -594,6 +600,30 @@ export class ChunkStore<M> {
     this.indexedTerms = termCount;
     this.recent = new Map();
     this.recentPostings = 0;
+  }
+
+  /** Postings per term (shifted by one, for the prefix sums) of the live slots [from, to). */
+  private countPostings(start: Int32Array, from: number, to: number): void {
+    const { alive, forwardStart, forwardLength, forwardTerm } = this;
+    for (let slot = from; slot < to; slot++) {
+      if (!alive[slot]) continue;
+      const end = forwardStart[slot] + forwardLength[slot];
+      for (let i = forwardStart[slot]; i < end; i++) start[forwardTerm[i] + 1]++;
+    }
+  }
+
+  /** Writes the postings of the live slots [from, to) at each term's fill position. */
+  private fillPostings(fill: Int32Array, postingSlot: Uint32Array, postingTf: Uint16Array, from: number, to: number): void {
+    const { alive, forwardStart, forwardLength, forwardTerm, forwardTf } = this;
+    for (let slot = from; slot < to; slot++) {
+      if (!alive[slot]) continue;
+      const end = forwardStart[slot] + forwardLength[slot];
+      for (let i = forwardStart[slot]; i < end; i++) {
+        const at = fill[forwardTerm[i]]++;
+        postingSlot[at] = slot;
+        postingTf[at] = forwardTf[i];
+      }
+    }
   }
 
   /** Renumber live slots densely, drop unused terms and headings, rebuild the postings. */
