@@ -337,28 +337,3 @@ function resolveCacheFile(spec: MemorySourceSpec, cacheDir: string | false | und
   }
   return path.join(path.resolve(dir), `${sourcesKey(spec)}.json`);
 }
-
-/** Build (or load from cache) the index for a folder exactly as the hook does, and refresh it once. */
-export async function buildMemoryIndex(spec: MemorySourceSpec, options: MemoryIndexOptions = {}): Promise<MemoryIndex> {
-  const index = new MemoryIndex(spec, options);
-  await index.refresh();
-  return index;
-}
-
-// One warm index per source set, shared by every turn of the gateway process.
-const sharedIndexes = new Map<string, MemoryIndex>();
-
-export function sharedMemoryIndex(spec: MemorySourceSpec, options: MemoryIndexOptions = {}): MemoryIndex {
-  const key = JSON.stringify([sourcesKey(spec), options.maxChunkChars, options.maxFileBytes, options.maxFiles, options.cacheDir]);
-  let index = sharedIndexes.get(key);
-  if (!index) {
-    index = new MemoryIndex(spec, options);
-    sharedIndexes.set(key, index);
-  }
-  return index;
-}
-
-/** Tests: forget every shared index. */
-export function resetSharedMemoryIndexes(): void {
-  sharedIndexes.clear();
-}
