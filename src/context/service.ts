@@ -132,7 +132,13 @@ export type TurnPlan =
       query: string;
     };
 
-export type PlanInput = { sessionKey: string; cfg: OpenClawConfig | undefined; text: unknown };
+export type PlanInput = {
+  sessionKey: string;
+  cfg: OpenClawConfig | undefined;
+  text: unknown;
+  /** The adapter's classification of this event, when it already has one (classify once per turn). */
+  classification?: SessionClassification;
+};
 
 /** A search started for a turn; `abandon()` drops it if it has not started yet. */
 export type RetrievalHandle = { outcome: Promise<RetrievalOutcome>; sourceKey: string | undefined; abandon(): void };
@@ -230,7 +236,7 @@ export class MemoryContextService {
   /** Step 1 (sync): classify once, scope, query and skip rules. */
   plan(input: PlanInput): TurnPlan {
     const config = this.configFrom(input.cfg);
-    const classification = classifyForRetrieval(input.sessionKey, input.cfg, config);
+    const classification = input.classification ?? classifyForRetrieval(input.sessionKey, input.cfg, config);
     const scope = resolveRetrievalScope(classification, config);
     if (!scope.allowed) return { kind: "out-of-scope", sessionType: scope.sessionType, reason: scope.reason, classification };
     const prepared = prepareQuery(input.text, config);
