@@ -156,7 +156,12 @@ export type TurnContext = TurnOutcome & {
   sessionType: SessionType;
 };
 
-type Job = { start: () => Promise<RetrievalOutcome>; resolve: (outcome: RetrievalOutcome) => void; dropped: RetrievalOutcome };
+type Job = {
+  start: () => Promise<RetrievalOutcome>;
+  resolve: (outcome: RetrievalOutcome) => void;
+  reject: (error: unknown) => void;
+  dropped: RetrievalOutcome;
+};
 
 /** Per-session search queue: one search runs, the newest waiting one replaces older waiting ones. */
 class SearchCoalescer {
@@ -199,8 +204,8 @@ class SearchCoalescer {
         job.resolve(outcome);
         done();
       },
-      () => {
-        job.resolve(job.dropped);
+      (error: unknown) => {
+        job.reject(error);
         done();
       },
     );
@@ -259,7 +264,9 @@ export class MemoryContextService {
     if (!retriever) return { outcome: Promise.resolve(empty), sourceKey, abandon: () => {} };
     const found = retriever;
     let resolveOutcome!: (outcome: RetrievalOutcome) => void;
-    const outcome = new Promise<RetrievalOutcome>((resolve) => (resolveOutcome = resolve));
+    let rejectOutcome!: (error: unknown) => void;
+    const outcome = new Promise<RetrievalOutcome>((resolve, reject) => ((resolveOutcome = resolve), (rejectOutcome = reject)));
+    outcome.catch(() => {}); // reported by finish(); an abandoned search must not be an unhandled rejection
     const abandon = this.searches.schedule(plan.sessionKey, {
       start: () =>
         retrieveCandidates(plan.query, found, config).then(
@@ -270,6 +277,7 @@ export class MemoryContextService {
           },
         ),
       resolve: resolveOutcome,
+      reject: rejectOutcome,
       dropped: { ...empty, label: found.label, dropped: true },
     });
     return { outcome, sourceKey, abandon };

@@ -408,7 +408,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       if (Date.now() > deadline) throw new Error(`openclaw ${installed.target.openclaw} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    await cli(["gateway", "call", "health", "--json"], 60_000);
+    // A busy machine can take tens of seconds from listening to ready: give health its own budget.
+    await cli(["gateway", "call", "health", "--json", "--timeout", "60000"], 90_000);
 
     const readProbeEvents = (): ProbeEvent[] =>
       fs
