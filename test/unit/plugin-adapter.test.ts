@@ -33,9 +33,9 @@ const retriever: RetrieverFactory = () => ({
 const logger = { debug: (m: string) => lines.push(m), info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
 const hostConfig = { hooks: { internal: { entries: { "ethos-context": { scope: { ownerIds: ["4242"] } } } } } };
 
-function adapter(pluginConfig: unknown = {}) {
+function adapter(pluginConfig: unknown = {}, config: Record<string, unknown> = hostConfig) {
   const service = createMemoryContextService({ createRetriever: retriever, composeBlock: null, log: () => ({ debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }) });
-  return createPluginAdapter({ api: { config: hostConfig, pluginConfig, logger }, service });
+  return createPluginAdapter({ api: { config, pluginConfig, logger }, service });
 }
 const ctx = (sessionKey: string, trigger = "user", runId = `run-${Math.random()}`) => ({ sessionKey, workspaceDir: ws, trigger, runId });
 const event = (prompt: string) => ({ prompt, messages: [] });
@@ -94,6 +94,21 @@ describe("before_prompt_build: which channel carries what", () => {
     expect(await a.beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main"))).toBeUndefined();
     expect(await a.beforePromptBuild(event("x"), ctx("agent:main:subagent:aaaa"))).toBeUndefined();
     expect(await a.beforePromptBuild(event("x"), ctx("agent:main:cron:job-1:run:abc", "cron"))).toBeUndefined();
+  });
+
+  it("a forum topic not opted in gets nothing; a heartbeat in the main session gets HEARTBEAT.md but no memory", async () => {
+    const a = adapter();
+    expect(await a.beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:telegram:group:-100123:topic:7"))).toBeUndefined();
+    const heartbeat = await a.beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main", "heartbeat"));
+    expect(heartbeat?.prependContext).not.toContain(SAILBOAT.text);
+    expect(searches).toEqual([]);
+  });
+
+  it("the hooks' switches stay in charge: ethos-context off → no memory; aci-bootstrap off → no static files", async () => {
+    const off = (key: string) => ({ hooks: { internal: { entries: { ...hostConfig.hooks.internal.entries, [key]: { enabled: false } } } } });
+    expect(await adapter({}, off("ethos-context")).beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main"))).toBeUndefined();
+    expect(await adapter({}, off("aci-bootstrap")).beforePromptBuild(event("x"), ctx("agent:main:subagent:aaaa"))).toBeUndefined();
+    expect((await adapter({}, off("aci-bootstrap")).beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main")))?.prependContext).toContain(SAILBOAT.text);
   });
 
   it("logs why it injects nothing", async () => {
