@@ -8,7 +8,7 @@ import { chat } from "../src/ops/llm.ts";
 import { LLM_HELP, LLM_PARSE_OPTIONS, llmOptionsFrom } from "../src/ops/llm-options.ts";
 import { INITIATIVE_DIR, backupsDir, initiativeDir, resolveWorkspace } from "../src/ops/paths.ts";
 import { replaceFileWithBackup } from "../src/ops/safe-write.ts";
-import { DEFAULT_CHECK_OPTIONS, checkToolsCompact, draftToolsCompact } from "../src/ops/tools-compact.ts";
+import { DEFAULT_CHECK_OPTIONS, checkAgainstSource, checkToolsCompact, draftToolsCompact } from "../src/ops/tools-compact.ts";
 import { llmCompactPrompt } from "../src/ops/tools-compact-llm.ts";
 
 const MAX_TOOLS_BYTES = 4 * 1024 * 1024;
@@ -107,12 +107,17 @@ await runScript("draft-tools-compact", async () => {
 
   const backup = await replaceFileWithBackup(out, text, backupsDir(workspace));
   const verdict = checkToolsCompact(text, checkOptions);
+  // URLs, ports, paths and commands must come through byte for byte.
+  const against = checkAgainstSource(text, tools, requiredSections);
+  for (const token of against.damaged) verdict.violations.push({ rule: "damaged", detail: `${token} is not in ${toolsFile} byte for byte` });
+  verdict.ok = verdict.violations.length === 0;
   process.stdout.write(text);
   console.log(`\nDraft (${origin}) written to ${out}${backup ? ` (previous draft: ${backup})` : ""}`);
   for (const section of draft.perSection) {
     console.log(`  ${section.section}: ${section.items} item(s) from ${section.sources.map((s) => `"${s}"`).join(", ") || "nothing"}${section.dropped ? `, ${section.dropped} dropped to fit` : ""}`);
   }
-  console.log(`AC-6 check of the draft: ${verdict.ok ? "PASS" : "FAIL"} (${verdict.tokens} tokens)${verdict.ok ? "" : `\n  ${verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join("\n  ")}`}`);
+  console.log(`Compact-tools check (AC-6) of the draft: ${verdict.ok ? "PASS" : "FAIL"} (${verdict.tokens} tokens)${verdict.ok ? "" : `\n  ${verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join("\n  ")}`}`);
+  if (against.lost.length > 0) console.log(`  left out (in TOOLS.md, not in the draft): ${against.lost.join(", ")}`);
   console.log("Review it, then copy it to TOOLS_COMPACT.md yourself.");
   return verdict.ok ? 0 : 1;
 });
