@@ -55,6 +55,7 @@ if (args[0] === "hooks" && args[1] === "--help") {
   const report = { report: { injectedWorkspaceFiles: [
     { name: "AGENTS.md", path: "/ws/AGENTS.md", missing: false, rawChars: 1772, injectedChars: 1772, truncated: false },
     { name: "MEMORY.md", path: "/ws/MEMORY.md", missing: false, rawChars: 400, injectedChars: 400, truncated: false },
+    { name: "TOOLS_COMPACT.md", path: "/ws/TOOLS_COMPACT.md", missing: false, rawChars: 354, injectedChars: 354, truncated: false },
   ] }, session: {} };
   console.log(JSON.stringify({ messages: [ { role: "user", content: "/context json" }, { role: "assistant", content: [ { type: "text", text: JSON.stringify(report, null, 2) } ] } ] }));
 } else {
