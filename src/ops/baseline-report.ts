@@ -42,7 +42,7 @@ export function memoryPreflight(input: BaselineReportInput): string[] {
 
 export function formatBaselineReport(input: BaselineReportInput): string {
   const out: string[] = [];
-  out.push("# ACI context baseline (Phase 0 pre-flight)");
+  out.push("# Context baseline (pre-flight: what the gateway injects before any change)");
   out.push(`Captured: ${input.capturedAt.toISOString()}`);
   out.push(`Workspace: ${input.workspace}`);
   out.push("Tokens: estimateTokens = ceil(chars / 4), applied to the characters OpenClaw injects.");
@@ -72,7 +72,7 @@ export function formatBaselineReport(input: BaselineReportInput): string {
   out.push("Note: TOOLS.md and HEARTBEAT.md are not loaded by current OpenClaw (2026.9.6 loads AGENTS, SOUL, IDENTITY, USER, BOOTSTRAP, MEMORY).");
   out.push("The spec's appendix A (TOOLS.md ~5,241 tok every turn) describes an older OpenClaw.");
   out.push("");
-  out.push("## MEMORY.md (Phase 0 pre-flight)");
+  out.push("## MEMORY.md (pre-flight: is it injected into every turn?)");
   out.push(...memoryPreflight(input));
   out.push("");
   out.push("## Per session type");
