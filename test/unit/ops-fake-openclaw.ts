@@ -36,6 +36,7 @@ if (args[0] === "hooks" && args[1] === "--help") {
   cfg.meta = { lastTouchedVersion: modern ? "2026.9.6" : "2026.3.13" };
   fs.writeFileSync(configPath, JSON.stringify(cfg, null, 2));
   console.log("Installed hook pack: openclaw-context");
+  if (!modern) console.log("Restart the gateway to load hooks.");
 } else if (args[0] === "plugins" && args[1] === "install") {
   console.error(modern ? "Install cancelled; rerun with --force after reviewing the source." : "error: unknown option '--force'");
   process.exit(1);

@@ -72,6 +72,8 @@ describe("install / uninstall", () => {
       expect(result.stderr).not.toMatch(/error|FAILED/);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("aci-bootstrap: eligible (openclaw-managed)");
+      // 2026.3.x loads new hooks only at start (and keeps loaded ones until a restart): say so both ways.
+      expect(result.stdout.includes("RESTART NEEDED")).toBe(version === "2026.3.13");
       const install = fake.calls().find((call) => call[1] === "install")!;
       expect(install).toEqual(version === "2026.9.6" ? ["plugins", "install", expect.any(String), "--force"] : ["hooks", "install", expect.any(String)]);
       // A clean copy: no tests, no .git, no node_modules.
@@ -86,6 +88,7 @@ describe("install / uninstall", () => {
       expect(removed.stderr).not.toMatch(/error|FAILED/);
       expect(removed.code).toBe(0);
       expect(removed.stdout).toContain("restored exactly as it was before install");
+      expect(removed.stdout.includes("RESTART NEEDED")).toBe(version === "2026.3.13");
       expect(fs.readFileSync(config, "utf8")).toBe(CONFIG);
       expect(fs.existsSync(installed)).toBe(false);
       expect(fs.existsSync(path.join(path.dirname(config), "openclaw-context.install-state.json"))).toBe(false);
