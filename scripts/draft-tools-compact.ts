@@ -17,12 +17,14 @@ const HELP = `Usage: npm run draft-tools -- [--workspace <dir>] [--tools <TOOLS.
                              [--max-tokens <n>] [--llm [model options]]
 
 Builds a TOOLS_COMPACT draft from TOOLS.md by deterministic extraction: table rows, "key: value"
-lines, host:port, flags, ids and code spans under the headings that match each required section
-(${DEFAULT_CHECK_OPTIONS.requiredSections.join(", ")}). Prose ("because", "we", ...) is reduced to its code spans.
+lines, URLs, host:port, ports, paths, flags, ids and code spans (each copied byte for byte; the
+draft is then compared with TOOLS.md and a damaged value fails it) under the headings that match each required section
+(${DEFAULT_CHECK_OPTIONS.requiredSections.join(", ")}). Prose ("because", "we", ...) is reduced to its values
+(code spans, URLs, ports, paths).
 Items are trimmed from the longest section until the draft fits --max-tokens.
 
 With --llm, the deterministic draft and the matching TOOLS.md sections go to a local model for a
-tighter rewrite; the model's answer is kept only if it passes the AC-6 check, else the
+tighter rewrite; the model's answer is kept only if it passes check-tools' rules (AC-6), else the
 deterministic draft is written and the reasons are printed.
 
 Writes <workspace>/${INITIATIVE_DIR}/TOOLS_COMPACT_DRAFT.md (or --out; an existing file is backed
