@@ -339,10 +339,9 @@ export const hookPackUnit: InstallUnit = {
         steps.push(`moved ${record.movedAside} back to ${original}`);
       }
     }
-    if (record?.mode === "pack" && String(record.command ?? "").startsWith("hooks")) {
-      // Verified on 2026.3.13: the running gateway keeps the loaded hooks until it restarts.
-      steps.push("RESTART NEEDED: this OpenClaw keeps running hooks it has loaded until the gateway restarts: restart it now");
-    }
+    // Verified on 2026.3.13 and 2026.9.6: a running gateway keeps the hooks it has loaded (even with
+    // their files and config entries gone) until it restarts.
+    steps.push("RESTART NEEDED: a running gateway keeps the hooks it has loaded until it restarts: restart it now (openclaw gateway restart)");
     if (record?.mode === "pack" && String(record.command ?? "").startsWith("plugins")) {
       // Verified on 2026.9.6: `plugins uninstall` refuses hook packs ("not associated with a tracked
       // package install") and no command removes the install record OpenClaw keeps in its state

@@ -88,7 +88,7 @@ describe("install / uninstall", () => {
       expect(removed.stderr).not.toMatch(/error|FAILED/);
       expect(removed.code).toBe(0);
       expect(removed.stdout).toContain("restored exactly as it was before install");
-      expect(removed.stdout.includes("RESTART NEEDED")).toBe(version === "2026.3.13");
+      expect(removed.stdout).toContain("RESTART NEEDED");
       expect(fs.readFileSync(config, "utf8")).toBe(CONFIG);
       expect(fs.existsSync(installed)).toBe(false);
       expect(fs.existsSync(path.join(path.dirname(config), "openclaw-context.install-state.json"))).toBe(false);
