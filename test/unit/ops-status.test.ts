@@ -98,3 +98,21 @@ describe("npm run status", () => {
     expect(result.stdout).toContain("no saved index yet");
   });
 });
+
+describe("one workspace rule for every script", () => {
+  it("explain and check-tools take the workspace from agents.defaults.workspace when --workspace is absent", async () => {
+    const root = tempRoot();
+    const ws = path.join(root, "my-ws");
+    fs.cpSync(path.resolve(__dirname, "..", "..", "fixtures", "workspace"), ws, { recursive: true });
+    const config = path.join(root, "openclaw.json");
+    fs.writeFileSync(config, `{ // JSON5, like the gateway's\n agents: { defaults: { workspace: ${JSON.stringify(ws)} } } }\n`);
+    const explain = await runOpsScript("explain.ts", ["--json"], { OPENCLAW_CONFIG_PATH: config });
+    expect(explain.code).toBe(0);
+    expect(JSON.parse(explain.stdout).workspaceDir).toBe(ws);
+    const check = await runOpsScript("check-tools-compact.ts", ["--no-source"], { OPENCLAW_CONFIG_PATH: config });
+    expect(check.stdout).toContain(path.join(ws, "TOOLS_COMPACT.md"));
+    const none = await runOpsScript("explain.ts", [], { OPENCLAW_CONFIG_PATH: path.join(root, "missing.json"), HOME: root, OPENCLAW_STATE_DIR: "" });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`workspace not found: ${path.join(root, ".openclaw", "workspace")}`);
+  });
+});
