@@ -35,6 +35,8 @@ export type StartGatewayOptions = {
   hooks?: HookEntries;
   /** Install our hook pack (the repo) into the gateway. Default true. */
   installPack?: boolean;
+  /** Also install the companion plugin from the installed pack (plugin/), linked in place. Default false. */
+  installPlugin?: boolean;
   /** Workspace to copy (default fixtures/workspace). The gateway works on the copy. */
   workspace?: string;
   /** Extra files written into the workspace copy, relative path → content. */
@@ -92,6 +94,8 @@ export type Gateway = {
   probeEvents(): ProbeEvent[];
   /** Gateway stdout+stderr so far (also in <root>/gateway.log; OPENCLAW_E2E_KEEP=1 keeps the root after stop). */
   logs(): string;
+  /** Stops the gateway process and starts it again on the same state, config and port (what an operator's restart does). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -340,13 +344,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
   let gatewayProcess: ChildProcess | undefined;
   let output = "";
-  const stop = async () => {
+  const stopProcess = async () => {
     if (gatewayProcess?.pid) {
       killGroup(gatewayProcess.pid, "SIGTERM");
       if (!(await waitForExit(gatewayProcess, STOP_TIMEOUT_MS))) killGroup(gatewayProcess.pid, "SIGKILL");
       await waitForExit(gatewayProcess, STOP_TIMEOUT_MS);
       liveGroups.delete(gatewayProcess.pid);
     }
+  };
+  const stop = async () => {
+    await stopProcess();
     await model.stop();
     // The temp root (state, workspace copy, installed pack) is deleted unless asked to keep it.
     if (process.env.OPENCLAW_E2E_KEEP !== "1") fs.rmSync(root, { recursive: true, force: true });
@@ -364,37 +371,62 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       const staged = stagePack(path.join(root, "pack"));
       await cli([...installCommand, staged.dir]);
       packInstall = `openclaw ${installCommand.join(" ")} <clean copy of the repo>` + (staged.missingHooks.length ? ` (manifest hooks missing, left out: ${staged.missingHooks.join(", ")})` : "");
+      if (options.installPlugin) {
+        // The plugin runs the installed pack's src/ (plugin/index.js finds it next to itself).
+        const pluginDir = path.join(stateDir, "hooks", "openclaw-context", "plugin");
+        const nine = !installed.target.openclaw.startsWith("2026.3.");
+        await cli(["plugins", "install", "--link", pluginDir, ...(nine ? ["--force", "--accept-capabilities"] : [])]);
+        packInstall += `; openclaw plugins install --link <pack>/plugin${nine ? " --force --accept-capabilities" : ""}`;
+      }
     }
 
     // The install commands edit openclaw.json; our entries and overrides go on top.
     const afterInstall = JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, unknown>;
-    const merged = deepMerge(deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } }), options.config ?? {});
+    let merged = deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } });
+    // 2026.9 blocks a non-bundled plugin's before_prompt_build without this key; 2026.3.13 rejects the key.
+    if (options.installPlugin && !installed.target.openclaw.startsWith("2026.3.")) {
+      merged = deepMerge(merged, { plugins: { entries: { "openclaw-context-companion": { hooks: { allowConversationAccess: true } } } } });
+    }
+    merged = deepMerge(merged, options.config ?? {});
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
 
     const logStream = fs.openSync(gatewayLog, "a");
-    gatewayProcess = spawn(installed.nodeBin, [installed.openclawEntry, "gateway", "run", "--bind", "loopback", "--port", String(port), "--allow-unconfigured"], {
-      env,
-      cwd: root,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    if (gatewayProcess.pid) liveGroups.add(gatewayProcess.pid);
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      output += text;
-      fs.writeSync(logStream, text);
-      if (options.verbose) process.stderr.write(text);
-    };
-    gatewayProcess.stdout?.on("data", onData);
-    gatewayProcess.stderr?.on("data", onData);
+    const launch = async () => {
+      const child = spawn(installed.nodeBin, [installed.openclawEntry, "gateway", "run", "--bind", "loopback", "--port", String(port), "--allow-unconfigured"], {
+        env,
+        cwd: root,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      gatewayProcess = child;
+      if (child.pid) liveGroups.add(child.pid);
+      const onData = (chunk: Buffer) => {
+        const text = chunk.toString("utf8");
+        output += text;
+        fs.writeSync(logStream, text);
+        if (options.verbose) process.stderr.write(text);
+      };
+      child.stdout?.on("data", onData);
+      child.stderr?.on("data", onData);
 
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    while (!(await canConnect(port))) {
-      if (gatewayProcess.exitCode !== null) throw new Error(`openclaw ${installed.target.openclaw} gateway exited with code ${gatewayProcess.exitCode} before listening:\n${output.slice(-4000)}`);
-      if (Date.now() > deadline) throw new Error(`openclaw ${installed.target.openclaw} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    await cli(["gateway", "call", "health", "--json"], 60_000);
+      const deadline = Date.now() + READY_TIMEOUT_MS;
+      while (!(await canConnect(port))) {
+        if (child.exitCode !== null) throw new Error(`openclaw ${installed.target.openclaw} gateway exited with code ${child.exitCode} before listening:\n${output.slice(-4000)}`);
+        if (Date.now() > deadline) throw new Error(`openclaw ${installed.target.openclaw} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      // A busy machine can take tens of seconds from listening to ready (and the CLI's websocket
+      // handshake has its own short timeout): ask again, a bounded number of times.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await cli(["gateway", "call", "health", "--json", "--timeout", "60000"], 90_000);
+          break;
+        } catch (error) {
+          if (attempt >= 4 || child.exitCode !== null) throw error;
+        }
+      }
+    };
+    await launch();
 
     const readProbeEvents = (): ProbeEvent[] =>
       fs
@@ -454,6 +486,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       probeEvents: readProbeEvents,
       logs: () => output,
       stop,
+      async restart() {
+        await stopProcess();
+        // The port was just released: wait until nothing listens on it any more.
+        const deadline = Date.now() + STOP_TIMEOUT_MS;
+        while ((await canConnect(port)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+        await launch();
+      },
     };
   } catch (error) {
     await stop();
