@@ -35,6 +35,10 @@ export type StartGatewayOptions = {
   hooks?: HookEntries;
   /** Install our hook pack (the repo) into the gateway. Default true. */
   installPack?: boolean;
+  /** Install the e2e probe hook (it logs every hook event). Default true; one CLI run less without it. */
+  installProbe?: boolean;
+  /** Runs after the installs and config merge, before the gateway starts (e.g. install a plugin). */
+  beforeStart?: (setup: { cli(args: string[], timeoutMs?: number): Promise<string>; configPath: string; root: string }) => Promise<void>;
   /** Workspace to copy (default fixtures/workspace). The gateway works on the copy. */
   workspace?: string;
   /** Extra files written into the workspace copy, relative path → content. */
@@ -358,7 +362,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     const installCommand = installed.target.openclaw.startsWith("2026.3.") ? ["hooks", "install"] : ["plugins", "install", "--force"];
 
     // The probe pack first, then ours: hook registration order is discovery order.
-    await cli([...installCommand, PROBE_PACK_DIR]);
+    if (options.installProbe !== false) await cli([...installCommand, PROBE_PACK_DIR]);
     let packInstall = "not installed";
     if (options.installPack !== false) {
       const staged = stagePack(path.join(root, "pack"));
@@ -370,6 +374,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     const afterInstall = JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, unknown>;
     const merged = deepMerge(deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } }), options.config ?? {});
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
+    await options.beforeStart?.({ cli, configPath, root });
 
     const logStream = fs.openSync(gatewayLog, "a");
     gatewayProcess = spawn(installed.nodeBin, [installed.openclawEntry, "gateway", "run", "--bind", "loopback", "--port", String(port), "--allow-unconfigured"], {
