@@ -1,20 +1,21 @@
 // One command for every benchmark: LoCoMo retrieval quality, latency at scale, per-turn overhead.
 //   npm run bench            full run (prints Markdown tables, writes bench/results/*.json)
 //   npm run bench:smoke      quick run for CI; exits non-zero when a benchmark is broken
-// Options: --only locomo,scale,hooks   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
+// Options: --only locomo,scale,hooks,cache   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { bundleConfigSummary, defaultConfidenceGate, loadBundle } from "./lib/bundle.ts";
 import { machineInfo, machineLine } from "./lib/machine.ts";
 import { REPO_ROOT, resultsDir } from "./lib/paths.ts";
+import { runCache } from "./cache/run.ts";
 import { runHooks } from "./hooks/run.ts";
 import { runLocomo } from "./locomo/run.ts";
 import { runScale } from "./scale/run.ts";
 import { sanityProblems } from "./sanity.ts";
 import { writeBenchmarksDoc } from "./docs.ts";
 
-const SECTIONS = ["locomo", "scale", "hooks"] as const;
+const SECTIONS = ["locomo", "scale", "hooks", "cache"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -76,6 +77,14 @@ async function main(): Promise<number> {
     markdown.push(hooks.markdown, "");
     results.hooks = hooks.results;
     sectionSeconds.hooks = (Date.now() - t) / 1000;
+  }
+
+  if (only.has("cache")) {
+    const t = Date.now();
+    const cache = await runCache({ smoke, log });
+    markdown.push(cache.markdown, "");
+    results.cache = cache.results;
+    sectionSeconds.cache = (Date.now() - t) / 1000;
   }
 
   const totalSeconds = (Date.now() - started) / 1000;

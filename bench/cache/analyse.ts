@@ -12,7 +12,11 @@ export type FlatRequest = {
   text: string;
   system: string;
   segments: Segment[];
+  /** Content blocks in cache order (tools as one block), with their end offset and whether they carry `cache_control`. */
+  blocks: Block[];
 };
+
+export type Block = { end: number; breakpoint: boolean; label: string };
 
 /** One part of a flattened request; `messageIndex` counts `messages` (not the system). */
 export type Segment = { kind: "tools" | "system" | "message"; role?: string; messageIndex?: number; start: number; end: number; text: string };
@@ -65,11 +69,26 @@ function contentText(content: unknown): string {
  */
 export function flattenRequest(body: Record<string, unknown>): FlatRequest {
   const segments: Segment[] = [];
+  const blocks: Block[] = [];
   let text = "";
-  const push = (segment: Omit<Segment, "start" | "end">) => {
+  const push = (segment: Omit<Segment, "start" | "end">, content?: unknown) => {
     const start = text.length;
     text += segment.text;
     segments.push({ ...segment, start, end: text.length });
+    // Block ends: each part of an array content (parts are joined with "\n"), or the whole segment.
+    const header = segment.text.indexOf("\n") + 1;
+    if (segment.kind !== "tools" && Array.isArray(content)) {
+      let offset = start + header;
+      content.forEach((part, index) => {
+        const partText = contentText([part]);
+        offset += partText.length;
+        blocks.push({ end: offset, breakpoint: hasCacheControl(part), label: `${segment.kind === "system" ? "system" : `message ${segment.messageIndex} (${segment.role})`} block ${index}` });
+        offset += 1;
+      });
+    } else {
+      const breakpoint = segment.kind === "tools" ? Array.isArray(body.tools) && body.tools.some(hasCacheControl) : false;
+      blocks.push({ end: text.length - 1, breakpoint, label: segment.kind === "tools" ? "tools" : segment.kind === "system" ? "system" : `message ${segment.messageIndex} (${segment.role})` });
+    }
   };
   push({ kind: "tools", text: `tools:${JSON.stringify(body.tools ?? [])}\n` });
   const messages = Array.isArray(body.messages) ? (body.messages as { role?: string; content?: unknown }[]) : [];
@@ -80,11 +99,15 @@ export function flattenRequest(body: Record<string, unknown>): FlatRequest {
     system = contentText(messages[0].content);
     first = 1;
   }
-  push({ kind: "system", role: "system", text: `system:\n${system}\n` });
+  push({ kind: "system", role: "system", text: `system:\n${system}\n` }, body.system);
   messages.slice(first).forEach((message, index) => {
-    push({ kind: "message", role: message.role, messageIndex: index, text: `${message.role}:\n${contentText(message.content)}\n` });
+    push({ kind: "message", role: message.role, messageIndex: index, text: `${message.role}:\n${contentText(message.content)}\n` }, message.content);
   });
-  return { text, system, segments };
+  return { text, system, segments, blocks };
+}
+
+function hasCacheControl(part: unknown): boolean {
+  return Boolean(part && typeof part === "object" && (part as { cache_control?: unknown }).cache_control);
 }
 
 export function commonPrefixLength(a: string, b: string): number {
@@ -196,4 +219,62 @@ export function extrapolatedCost(rows: readonly TurnRow[], assumptions: CostAssu
     previousTokens = requestTokens;
   }
   return cost;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Anthropic explicit breakpoints
+
+/** Anthropic checks for cache hits at block boundaries up to this many blocks before a breakpoint. */
+export const ANTHROPIC_LOOKBACK_BLOCKS = 20;
+
+export type BreakpointRow = {
+  turn: number;
+  /** Where each breakpoint of this request sits. */
+  breakpoints: { label: string; tokens: number; readableNextTurn?: boolean; carries?: string }[];
+  /** Tokens read from entries earlier requests wrote (Anthropic's rules, modeled). */
+  readTokens: number;
+  requestTokens: number;
+};
+
+/**
+ * Where OpenClaw put `cache_control` on each request, whether the entry each breakpoint writes
+ * is a prefix of the next request (readable) or not, and how much of each request the entries
+ * written so far let Anthropic read: a hit is an earlier breakpoint's exact prefix ending at a
+ * block boundary at most 20 blocks before one of this request's breakpoints.
+ * `markers` names content to look for in a breakpoint's block (e.g. a memory fact).
+ */
+export function analyseBreakpoints(bodies: readonly Record<string, unknown>[], markers: readonly string[] = []): BreakpointRow[] {
+  const flat = bodies.map(flattenRequest);
+  const entries = new Set<string>();
+  return flat.map((request, i) => {
+    let readChars = 0;
+    request.blocks.forEach((block, b) => {
+      if (!block.breakpoint) return;
+      for (let j = b; j >= Math.max(0, b - ANTHROPIC_LOOKBACK_BLOCKS); j--) {
+        const end = request.blocks[j]!.end;
+        if (end > readChars && entries.has(request.text.slice(0, end))) readChars = end;
+      }
+    });
+    const next = flat[i + 1];
+    const breakpoints = request.blocks
+      .map((block, b) => ({ block, start: b === 0 ? 0 : request.blocks[b - 1]!.end }))
+      .filter(({ block }) => block.breakpoint)
+      .map(({ block, start }) => {
+        const content = request.text.slice(start, block.end);
+        const carries = markers.filter((marker) => content.includes(marker)).join(", ") || undefined;
+        return {
+          label: block.label,
+          tokens: estimateTokens(request.text.slice(0, block.end)),
+          readableNextTurn: next ? next.text.startsWith(request.text.slice(0, block.end)) : undefined,
+          carries,
+        };
+      });
+    for (const block of request.blocks) if (block.breakpoint) entries.add(request.text.slice(0, block.end));
+    return { turn: i + 1, breakpoints, readTokens: Math.floor(readChars / 4), requestTokens: estimateTokens(request.text) };
+  });
+}
+
+/** Modeled input cost with Anthropic's breakpoint reads instead of the longest common prefix. */
+export function breakpointCost(rows: readonly BreakpointRow[]): number {
+  return rows.reduce((sum, row) => sum + turnCost(row.requestTokens, row.readTokens), 0);
 }

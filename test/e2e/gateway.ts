@@ -26,6 +26,8 @@ const READY_TIMEOUT_MS = 90_000;
 const CLI_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 10_000;
 
+export type ModelApi = "openai-completions" | "anthropic-messages";
+
 export type HookEntries = Record<string, Record<string, unknown>>;
 
 export type StartGatewayOptions = {
@@ -45,6 +47,8 @@ export type StartGatewayOptions = {
   workspaceFiles?: Record<string, string>;
   /** Deep-merged into openclaw.json last. */
   config?: Record<string, unknown>;
+  /** Which API the mock model speaks to the gateway (default OpenAI chat completions). */
+  modelApi?: ModelApi;
   /** Extra environment for the gateway process. */
   env?: NodeJS.ProcessEnv;
   /** Echo gateway output to this process's stderr (debugging). */
@@ -175,7 +179,7 @@ export function deepMerge(base: Record<string, unknown>, extra: Record<string, u
   return out;
 }
 
-function baseConfig(port: number, model: MockModel, workspaceDir: string): Record<string, unknown> {
+function baseConfig(port: number, model: MockModel, workspaceDir: string, api: ModelApi): Record<string, unknown> {
   return {
     gateway: { mode: "local", port, bind: "loopback", auth: { mode: "token", token: GATEWAY_TOKEN } },
     agents: {
@@ -189,9 +193,9 @@ function baseConfig(port: number, model: MockModel, workspaceDir: string): Recor
       mode: "merge",
       providers: {
         mock: {
-          baseUrl: model.baseUrl,
+          baseUrl: api === "anthropic-messages" ? model.anthropicBaseUrl : model.baseUrl,
           apiKey: "sk-e2e-local",
-          api: "openai-completions",
+          api,
           models: [
             {
               id: "mock-model",
@@ -357,7 +361,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   };
 
   try {
-    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir), null, 2)}\n`);
+    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir, options.modelApi ?? "openai-completions"), null, 2)}\n`);
     const cli = (args: string[], timeoutMs = CLI_TIMEOUT_MS) => runCli(installed, env, args, timeoutMs);
     const installCommand = installed.target.openclaw.startsWith("2026.3.") ? ["hooks", "install"] : ["plugins", "install", "--force"];
 
