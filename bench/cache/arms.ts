@@ -43,7 +43,7 @@ export type ArmResult = {
   turnSeconds?: number;
 };
 
-/** The plugin folder i10's work adds; the arm reports "plugin not present" without it. */
+/** The companion plugin folder; the plugin arm reports "plugin not present" without it. */
 export function pluginManifest(): { id: string } | undefined {
   const file = path.join(PLUGIN_DIR, "openclaw.plugin.json");
   if (!fs.existsSync(file)) return undefined;
@@ -62,25 +62,8 @@ function gatewayOptions(version: string, arm: Arm, extra: Partial<StartGatewayOp
     case "hook-path":
       return { ...base, hooks: hooks(true, true) };
     case "plugin-path":
-      return { ...base, hooks: hooks(true, true), beforeStart: installPlugin(version) };
+      return { ...base, hooks: hooks(true, true), installPlugin: true };
   }
-}
-
-/** Installs plugin/ the way an operator does (see the plugin reference notes), before the gateway starts. */
-function installPlugin(version: string): StartGatewayOptions["beforeStart"] {
-  return async ({ cli, configPath }) => {
-    const manifest = pluginManifest();
-    if (!manifest) throw new Error("plugin not present");
-    const nine = !version.startsWith("2026.3.");
-    await cli(nine ? ["plugins", "install", "--force", "--accept-capabilities", PLUGIN_DIR] : ["plugins", "install", PLUGIN_DIR], 300_000);
-    if (nine) {
-      const config = JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, any>;
-      config.plugins ??= {};
-      config.plugins.entries ??= {};
-      config.plugins.entries[manifest.id] = { ...(config.plugins.entries[manifest.id] ?? {}), enabled: true, hooks: { allowConversationAccess: true } };
-      fs.writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
-    }
-  };
 }
 
 /**

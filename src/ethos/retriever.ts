@@ -1,7 +1,7 @@
 import { getLogger } from "../core/log.ts";
 import { isoDateIn } from "../memory/chunk.ts";
 import type { EthosContextConfig } from "../context/config.ts";
-import type { RetrievedMemory, Retriever } from "../context/types.ts";
+import type { RetrievedMemory, Retriever } from "../memory/types.ts";
 import { ethosSearch } from "./client.ts";
 import type { EthosEndpoint, EthosSearchHit } from "./client.ts";
 import { OutageTracker } from "./outage.ts";
