@@ -9,7 +9,7 @@ import type { Gateway, StartGatewayOptions } from "../../test/e2e/gateway.ts";
 import { analyseConversation, extrapolatedCost, measuredCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { ConversationTurn, CostAssumptions, TurnRow } from "./analyse.ts";
 
-export const ARMS = ["hooks-off", "aci-only", "hook-path", "plugin-path"] as const;
+export const ARMS = ["hooks-off", "aci-only", "hook-path", "plugin-path", "persisted-prepend"] as const;
 export type Arm = (typeof ARMS)[number];
 
 export const ARM_LABELS: Record<Arm, string> = {
@@ -17,10 +17,13 @@ export const ARM_LABELS: Record<Arm, string> = {
   "aci-only": "aci-bootstrap only",
   "hook-path": "hook path (both hooks, no plugin)",
   "plugin-path": "plugin path (both hooks + plugin)",
+  "persisted-prepend": "persisted prependContext (2026.3.13 alternative)",
 };
 
 export const MAIN_SESSION = "agent:main:main";
 export const PLUGIN_DIR = path.join(REPO_ROOT, "plugin");
+/** Bench-only plugin: the companion plugin's memory as prependContext, forced on 2026.3.13. */
+export const PREPEND_PLUGIN_DIR = path.join(REPO_ROOT, "bench", "cache", "prepend-plugin");
 const TURN_TIMEOUT_MS = 120_000;
 
 export function loadConversation(): ConversationTurn[] {
@@ -63,6 +66,8 @@ function gatewayOptions(version: string, arm: Arm, extra: Partial<StartGatewayOp
       return { ...base, hooks: hooks(true, true) };
     case "plugin-path":
       return { ...base, hooks: hooks(true, true), installPlugin: true };
+    case "persisted-prepend":
+      return { ...base, hooks: hooks(true, true), extraPlugins: [PREPEND_PLUGIN_DIR] };
   }
 }
 
@@ -96,7 +101,7 @@ export async function runArm(options: {
   const { version, arm } = options;
   const turns = options.turns ?? loadConversation();
   const log = options.log ?? (() => {});
-  if (arm === "plugin-path" && !pluginManifest()) {
+  if ((arm === "plugin-path" || arm === "persisted-prepend") && !pluginManifest()) {
     return { version, arm, status: "plugin not present", reason: "plugin/openclaw.plugin.json not found in this checkout", rows: [], bodies: [] };
   }
   const bootStarted = Date.now();

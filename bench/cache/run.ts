@@ -17,9 +17,12 @@ export type CacheResults = {
 const pct = (value: number) => `${value.toFixed(1)}%`;
 const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : "n/a");
 
-/** Arms to run per version: everything on 9.x; on 2026.3.13 the plugin stands aside, so its arm is the hook path again. */
+/**
+ * Arms per version. On 2026.3.13 the companion plugin stands aside (its arm would be the hook path
+ * again); the alternative measured there is a prependContext the host persists in the transcript.
+ */
 export function armsFor(version: string): Arm[] {
-  return version.startsWith("2026.3.") ? ["hooks-off", "aci-only", "hook-path"] : [...ARMS];
+  return version.startsWith("2026.3.") ? ["hooks-off", "aci-only", "hook-path", "persisted-prepend"] : ARMS.filter((arm) => arm !== "persisted-prepend");
 }
 
 export function summaryTable(results: readonly Omit<ArmResult, "bodies">[]): string {

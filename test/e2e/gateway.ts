@@ -41,6 +41,8 @@ export type StartGatewayOptions = {
   installProbe?: boolean;
   /** Also install the companion plugin from the installed pack (plugin/), linked in place. Default false. */
   installPlugin?: boolean;
+  /** Further plugin folders to install (`plugins install <dir>`) after the pack, e.g. bench-only plugins. */
+  extraPlugins?: string[];
   /** Workspace to copy (default fixtures/workspace). The gateway works on the copy. */
   workspace?: string;
   /** Extra files written into the workspace copy, relative path → content. */
@@ -381,6 +383,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       }
     }
 
+    for (const dir of options.extraPlugins ?? []) {
+      await cli(["plugins", "install", dir, ...(installed.target.openclaw.startsWith("2026.3.") ? [] : ["--force", "--accept-capabilities"])]);
+    }
+
     // The install commands edit openclaw.json; our entries and overrides go on top.
     const afterInstall = JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, unknown>;
     let merged = deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } });
@@ -414,8 +420,17 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       if (Date.now() > deadline) throw new Error(`openclaw ${installed.target.openclaw} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    // A busy machine can take tens of seconds from listening to ready: give health its own budget.
-    await cli(["gateway", "call", "health", "--json", "--timeout", "60000"], 90_000);
+    // A busy machine can take tens of seconds from listening to ready (plugins load after the port
+    // opens, and a WebSocket handshake meanwhile times out): retry health until it answers, bounded.
+    const healthDeadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      try {
+        await cli(["gateway", "call", "health", "--json", "--timeout", "60000"], 90_000);
+        break;
+      } catch (error) {
+        if (gatewayProcess.exitCode !== null || Date.now() > healthDeadline) throw error;
+      }
+    }
 
     const readProbeEvents = (): ProbeEvent[] =>
       fs
