@@ -3,17 +3,43 @@
 // start). 2026.9.6 runs against a mock speaking the Anthropic messages API, so the same requests
 // also show where OpenClaw puts `cache_control`. 2026.3.13 (no plugin delivery there) runs the
 // hook path and asserts only what is robust. Numbers for every arm: `npm run bench -- --only cache`.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
 import { analyseBreakpoints, extrapolatedCost } from "../../bench/cache/analyse.ts";
 import type { BreakpointRow } from "../../bench/cache/analyse.ts";
 import { ARM_LABELS, loadConversation, runArm } from "../../bench/cache/arms.ts";
 import type { Arm, ArmResult } from "../../bench/cache/arms.ts";
 import { summaryTable, turnTable, breakpointTable } from "../../bench/cache/run.ts";
+import { readAssumptionsDoc } from "./assumptions.ts";
+import type { Observations } from "./assumptions.ts";
+import { REPO_ROOT } from "./gateway.ts";
 
 const turns = loadConversation();
 const facts = turns.flatMap((turn) => (turn.fact ? [turn.fact] : []));
 const MEMORY_TURN = turns.findIndex((turn) => turn.fact === "Halcyon Drift");
 const ARM_TIMEOUT_MS = 900_000;
+
+/** Rows of HOOK_ASSUMPTIONS.md this suite checks: each observed value must start the doc's cell. */
+function checkAssumptions(version: string, observed: Observations): string[] {
+  const doc = readAssumptionsDoc();
+  return Object.entries(observed).flatMap(([id, value]) => {
+    const cell = doc.get(id)?.[version];
+    if (cell === undefined) return [`${id}: no row (observed ${JSON.stringify(value)})`];
+    return cell.replaceAll("`", "").startsWith(value) ? [] : [`${id}: doc says ${JSON.stringify(cell)}, observed ${JSON.stringify(value)}`];
+  });
+}
+
+/** Rows without the request bodies, kept for the docs (git-ignored). */
+function saveRun(version: string, results: readonly ArmResult[], breakpoints?: BreakpointRow[]): void {
+  const dir = path.join(REPO_ROOT, ".e2e-work");
+  fs.mkdirSync(dir, { recursive: true });
+  const arms = results.map(({ bodies: _bodies, ...rest }) => ({ ...rest, extrapolated: rest.status === "ok" ? extrapolatedCost(rest.rows) : undefined }));
+  fs.writeFileSync(path.join(dir, `cache-${version}.json`), `${JSON.stringify({ arms, breakpoints }, null, 1)}\n`);
+}
+
+const classesAfterTurnOne = (rows: ArmResult["rows"]) => [...new Set(rows.slice(1).map((row) => row.firstDiff))].sort().join(", ");
+const identicalCount = (rows: ArmResult["rows"]) => `${rows.slice(1).filter((row) => row.systemIdentical).length}/${rows.length - 1}`;
 
 describe("prompt cache on OpenClaw 2026.9.6 (Anthropic messages API)", () => {
   const version = "2026.9.6";
@@ -28,6 +54,7 @@ describe("prompt cache on OpenClaw 2026.9.6 (Anthropic messages API)", () => {
     const plugin = results.get("plugin-path")!;
     breakpoints = analyseBreakpoints(plugin.bodies, facts);
     const ok = [...results.values()];
+    saveRun(version, ok, breakpoints);
     console.log([`cache e2e ${version}`, summaryTable(ok), ...ok.filter((r) => r.status === "ok").map((r) => `${ARM_LABELS[r.arm]}\n${turnTable(r.rows)}`), breakpointTable(breakpoints)].join("\n\n"));
   }, ARM_TIMEOUT_MS * 3);
 
@@ -93,6 +120,21 @@ describe("prompt cache on OpenClaw 2026.9.6 (Anthropic messages API)", () => {
     expect(memory.carries).toContain("Halcyon Drift");
     expect(memory.readableNextTurn).toBe(false);
   });
+
+  it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {
+    const rows = plugin().rows;
+    const first = breakpoints[0]!.breakpoints.map((bp) => (bp.label === "tools" ? "last tool" : bp.label.startsWith("system") ? "stable system block" : "this turn's user message"));
+    const memory = breakpoints[MEMORY_TURN]!.breakpoints.find((bp) => bp.label.startsWith("message"))!;
+    const observed: Observations = {
+      cacheSystemIdenticalHooksOff: identicalCount(results.get("hooks-off")!.rows),
+      cacheSystemIdenticalBundle: identicalCount(rows),
+      cacheFirstDiffBundle: classesAfterTurnOne(rows),
+      cacheMemoryInSystemPrompt: JSON.stringify(plugin().bodies[MEMORY_TURN]!.system).includes("Halcyon Drift") ? "yes" : "no",
+      anthropicBreakpoints: first.join(", "),
+      anthropicBreakpointOnBlock: memory.carries?.includes("Halcyon Drift") && memory.readableNextTurn === false ? "yes" : "no",
+    };
+    expect(checkAssumptions(version, observed)).toEqual([]);
+  });
 });
 
 describe("prompt cache on OpenClaw 2026.3.13 (hook path)", () => {
@@ -101,10 +143,9 @@ describe("prompt cache on OpenClaw 2026.3.13 (hook path)", () => {
 
   beforeAll(async () => {
     result = await runArm({ version, arm: "hook-path", turns });
+    saveRun(version, [result]);
     console.log([`cache e2e ${version}`, summaryTable([result]), turnTable(result.rows)].join("\n\n"));
   }, ARM_TIMEOUT_MS);
-
-  afterAll(() => undefined);
 
   it("the memory fact reaches the same turn's system prompt", () => {
     expect(result.rows[MEMORY_TURN]!.factReached).toBe(true);
@@ -122,5 +163,14 @@ describe("prompt cache on OpenClaw 2026.3.13 (hook path)", () => {
     for (const row of result.rows.slice(1)) {
       if (!row.systemIdentical) expect(carried[row.turn - 1] || carried[row.turn - 2], `turn ${row.turn}`).toBe(true);
     }
+  });
+
+  it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {
+    const memoryTurn = result.bodies[MEMORY_TURN]!;
+    const observed: Observations = {
+      cacheFirstDiffBundle: classesAfterTurnOne(result.rows),
+      cacheMemoryInSystemPrompt: JSON.stringify((memoryTurn.messages as unknown[])[0]).includes("Halcyon Drift") ? "yes" : "no",
+    };
+    expect(checkAssumptions(version, observed)).toEqual([]);
   });
 });
