@@ -2,6 +2,7 @@
 //   npm run bench            full run (prints Markdown tables, writes bench/results/*.json)
 //   npm run bench:smoke      quick run for CI; exits non-zero when a benchmark is broken
 // Options: --only locomo,scale,hooks,cache   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
+//          --cache-versions 2026.3.13,2026.9.6   --cache-arms hooks-off,aci-only,hook-path,plugin-path,persisted-prepend
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -27,6 +28,8 @@ async function main(): Promise<number> {
       only: { type: "string" },
       "gateway-turns": { type: "string" },
       docs: { type: "boolean", default: false },
+      "cache-versions": { type: "string" },
+      "cache-arms": { type: "string" },
     },
   });
   const smoke = values.smoke ?? false;
@@ -81,7 +84,8 @@ async function main(): Promise<number> {
 
   if (only.has("cache")) {
     const t = Date.now();
-    const cache = await runCache({ smoke, log });
+    const list = (value: string | undefined) => (value ? value.split(",").map((item) => item.trim()) : undefined);
+    const cache = await runCache({ smoke, log, versions: list(values["cache-versions"]), arms: list(values["cache-arms"]) });
     markdown.push(cache.markdown, "");
     results.cache = cache.results;
     sectionSeconds.cache = (Date.now() - t) / 1000;

@@ -86,7 +86,7 @@ function assumptionsText(a: CostAssumptions, turns: number): string {
   );
 }
 
-export async function runCache(options: { smoke: boolean; log: (line: string) => void; versions?: string[] }): Promise<{ markdown: string; results: CacheResults }> {
+export async function runCache(options: { smoke: boolean; log: (line: string) => void; versions?: string[]; arms?: string[] }): Promise<{ markdown: string; results: CacheResults }> {
   const assumptions = DEFAULT_COST_ASSUMPTIONS;
   const results: CacheResults = { assumptions, arms: [], problems: [] };
   const out: string[] = ["### Prompt cache: cost of each delivery path", ""];
@@ -102,10 +102,12 @@ export async function runCache(options: { smoke: boolean; log: (line: string) =>
     "",
   );
   const versions = options.versions ?? [...OPENCLAW_TARGETS].reverse().map((t) => t.openclaw);
+  for (const arm of options.arms ?? []) if (!(ARMS as readonly string[]).includes(arm)) throw new Error(`--cache-arms: unknown arm ${arm} (known: ${ARMS.join(", ")})`);
+  const selected = (version: string) => armsFor(version).filter((arm) => !options.arms || options.arms.includes(arm));
   const perTurn: string[] = [];
   for (const version of versions) {
     const armResults: Omit<ArmResult, "bodies">[] = [];
-    for (const arm of armsFor(version)) {
+    for (const arm of selected(version)) {
       try {
         const { bodies: _bodies, ...result } = await runArm({ version, arm, turns, assumptions, log: options.log });
         armResults.push(result);
@@ -123,6 +125,7 @@ export async function runCache(options: { smoke: boolean; log: (line: string) =>
 
   // Anthropic's explicit breakpoints: the plugin arm (or the hook path while the plugin is absent) against an Anthropic-speaking mock.
   const version = OPENCLAW_TARGETS[OPENCLAW_TARGETS.length - 1]!.openclaw;
+  if (!versions.includes(version) || (options.arms && !options.arms.includes("plugin-path"))) return { markdown: out.join("\n"), results };
   const arm: Arm = results.arms.some((r) => r.version === version && r.arm === "plugin-path" && r.status === "ok") ? "plugin-path" : "hook-path";
   try {
     const anthropic = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" } });
