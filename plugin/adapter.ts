@@ -4,6 +4,7 @@
 // (createMemoryContextService → buildTurnContext) and goes on the user-message side as
 // prependContext, outside the cached system prompt. Subagents get SOUL.md and cron runs get
 // HEARTBEAT.md as appendSystemContext: the same text on every run of a workspace, so cacheable.
+import { HOOK_KEYS } from "../src/core/records.ts";
 import { isObject } from "../src/openclaw/events.ts";
 import type { OpenClawConfig } from "../src/openclaw/events.ts";
 import { createMemoryContextService } from "../src/context/service.ts";
@@ -27,6 +28,18 @@ function hostLog(logger: HostLogger | undefined): Log {
     else if (level !== "debug") console.error(line);
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
+}
+
+/**
+ * The hooks' own switches stay the operator's switches: with ethos-context disabled the plugin
+ * delivers no memory, with aci-bootstrap disabled (rollback to OpenClaw's bulk set) no static files.
+ */
+function hookSwitchedOff(cfg: OpenClawConfig | undefined, hookKey: string): boolean {
+  const hooks = isObject(cfg?.hooks) ? cfg.hooks : undefined;
+  const internal = isObject(hooks?.internal) ? hooks.internal : undefined;
+  const entries = isObject(internal?.entries) ? internal.entries : undefined;
+  const entry = isObject(entries?.[hookKey]) ? (entries[hookKey] as Record<string, unknown>) : undefined;
+  return internal?.enabled === false || entry?.enabled === false;
 }
 
 function text(value: unknown): string | undefined {
@@ -55,19 +68,20 @@ export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: s
         // One classification for the whole turn, passed down.
         const classification = classifyForRetrieval(sessionKey, cfg(), service.configFrom(cfg()));
         const result: PromptBuildResult = {};
-        const fixed = await staticContextFor({ classification, trigger, workspaceDir, config, log });
+        const fixed = hookSwitchedOff(cfg(), HOOK_KEYS.aciBootstrap) ? {} : await staticContextFor({ classification, trigger, workspaceDir, config, log });
         if (fixed.appendSystemContext) result.appendSystemContext = fixed.appendSystemContext;
         const prepend: string[] = [];
         if (fixed.prependContext) prepend.push(fixed.prependContext);
 
-        if (config.memory && trigger === "user") {
+        const memory = config.memory && !hookSwitchedOff(cfg(), HOOK_KEYS.ethosContext);
+        if (memory && trigger === "user") {
           // 2026.9: `prompt` is the bare user text; currentUserMessage when the host gives it.
           const message = event.currentUserMessage ?? event.prompt;
           const turnKey = text(ctx.runId) ?? text(event.currentUserMessageId) ?? `${sessionKey}|${messageText(message)}`;
           const turn = await service.buildTurnContext({ sessionKey, cfg: cfg(), text: messageText(message), workspaceDir, turnKey, waitMs: config.waitMs, classification });
           if (turn.block) prepend.push(turn.block);
           else log.info({ sessionType: turn.sessionType, status: turn.status, reason: turn.reason }, "no memory for this turn");
-        } else if (config.memory) {
+        } else if (memory) {
           log.debug({ trigger, sessionType: classification.type }, "not a user turn: no memory");
         }
         if (prepend.length) result.prependContext = prepend.join("\n\n");

@@ -152,7 +152,7 @@ export class EthosContextRuntime {
     if (cfg) this.lastBootstrapCfg = cfg;
     const config = this.service.configFrom(cfg);
     const classification = classifyForRetrieval(sessionKey, cfg, config);
-    if (this.service.plan({ sessionKey, cfg, text: "" }).kind === "out-of-scope") return undefined;
+    if (this.service.plan({ sessionKey, cfg, text: "", classification }).kind === "out-of-scope") return undefined;
 
     const state = this.service.sessions.get(sessionKey);
     const now = this.now();

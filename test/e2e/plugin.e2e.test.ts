@@ -4,6 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway } from "./gateway.ts";
 import type { Gateway } from "./gateway.ts";
+import { messageText } from "./mock-model.ts";
+import type { RecordedRequest } from "./mock-model.ts";
 
 // The companion plugin on real gateways. On 2026.9.6 the memory block travels as prependContext on
 // this turn's user message (the system prompt stays byte-identical from turn to turn), subagents get
@@ -28,12 +30,18 @@ function sentinelFiles(workspace: string): Record<string, string> {
   };
 }
 
+/** The user message that carries this turn's text (OpenClaw appends internal-context user messages after it). */
+function turnMessage(request: RecordedRequest, text: string): string {
+  const messages = Array.isArray(request.body.messages) ? (request.body.messages as { role: string; content: unknown }[]) : [];
+  return messages.filter((m) => m.role === "user").map((m) => messageText(m.content)).find((t) => t.includes(text)) ?? "";
+}
+
 /** chat.send with an explicit RPC budget (a loaded machine can exceed `gateway call`'s 10 s default). */
 async function chatSend(gateway: Gateway, sessionKey: string, text: string) {
   const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
   await gateway.cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json", "--timeout", "60000"], 90_000);
   const request = await gateway.model.waitForUserText(text, 60_000);
-  return { request, systemPrompt: gateway.model.systemPromptOf(request), lastUser: gateway.model.lastUserTextOf(request) };
+  return { request, systemPrompt: gateway.model.systemPromptOf(request), lastUser: turnMessage(request, text), allUser: gateway.model.userTextOf(request) };
 }
 
 const WORKSPACE = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..", "fixtures", "workspace");
@@ -44,7 +52,8 @@ describe("companion plugin on OpenClaw 2026.9.6", () => {
   beforeAll(async () => {
     gateway = await startGateway({
       version: "2026.9.6",
-      hooks: { "ethos-context": { enabled: true }, "aci-bootstrap": { enabled: true } },
+      // De-duplication forgets after one turn, so every memory question here can get the fact.
+      hooks: { "ethos-context": { enabled: true, dedupeExpiryTurns: 1 }, "aci-bootstrap": { enabled: true } },
       installPlugin: true,
       workspaceFiles: sentinelFiles(WORKSPACE),
     });
@@ -76,17 +85,19 @@ describe("companion plugin on OpenClaw 2026.9.6", () => {
     expect(third.systemPrompt).toBe(first.systemPrompt);
     // The earlier user message is replayed clean: the block was for that model call only.
     expect(gateway.model.userTextOf(third.request)).not.toContain("Halcyon Drift");
+    // No double injection, and the turn was served by the plugin: no record in any system prompt.
+    expect(second.systemPrompt + third.systemPrompt).not.toContain("ethos:context");
   });
 
   it("serves `openclaw agent --session-key … --message …` turns, which emit no message:received", { timeout: 180_000 }, async () => {
     const text = `Remind me where my sailboat is moored and what it is named. ${crypto.randomBytes(3).toString("hex")}`;
     const turn = await gateway.agentTurn("agent:main:main", text);
-    expect(gateway.model.lastUserTextOf(turn.request)).toContain("Halcyon Drift");
+    expect(turnMessage(turn.request, text)).toContain("Halcyon Drift");
     expect(turn.systemPrompt).not.toContain("Halcyon Drift");
   });
 
   it("a subagent gets SOUL.md through appendSystemContext, and no USER.md, MEMORY.md or memories", { timeout: 180_000 }, async () => {
-    const { systemPrompt, lastUser } = await chatSend(gateway, `agent:main:subagent:${crypto.randomUUID()}`, "Where is my sailboat moored, and what is it named?");
+    const { systemPrompt, allUser: lastUser } = await chatSend(gateway, `agent:main:subagent:${crypto.randomUUID()}`, "Where is my sailboat moored, and what is it named?");
     expect(systemPrompt).toContain(SOUL_SENTINEL);
     expect(systemPrompt).not.toContain(USER_SENTINEL);
     expect(systemPrompt).not.toContain(MEMORY_SENTINEL);
@@ -95,7 +106,7 @@ describe("companion plugin on OpenClaw 2026.9.6", () => {
 
   it("a group and an external DM get no memories", { timeout: 180_000 }, async () => {
     for (const key of ["agent:main:telegram:group:-1009876543210", "agent:main:telegram:direct:55501"]) {
-      const { systemPrompt, lastUser } = await chatSend(gateway, key, `What is my sailboat named, and where is it moored? ${crypto.randomBytes(3).toString("hex")}`);
+      const { systemPrompt, allUser: lastUser } = await chatSend(gateway, key, `What is my sailboat named, and where is it moored? ${crypto.randomBytes(3).toString("hex")}`);
       expect(systemPrompt + lastUser).not.toContain("Halcyon Drift");
       expect(lastUser).not.toContain("ethos:context");
     }
@@ -107,5 +118,31 @@ describe("companion plugin on OpenClaw 2026.9.6", () => {
     expect(everything).toContain(HEARTBEAT_SENTINEL);
     expect(everything).not.toContain("Halcyon Drift");
     expect(everything).not.toContain(USER_SENTINEL);
+  });
+});
+
+describe("companion plugin on OpenClaw 2026.3.13 stands aside", () => {
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    // Installed by hand (install-hooks skips it there): it must load, serve nothing, and leave the
+    // hook's record as the delivery, because 2026.3.13 writes prependContext into the transcript.
+    gateway = await startGateway({
+      version: "2026.3.13",
+      hooks: { "ethos-context": { enabled: true }, "aci-bootstrap": { enabled: true } },
+      installPlugin: true,
+    });
+  }, 600_000);
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it("logs that it stands aside; the memory arrives through the hook's record, not on the user message", { timeout: 180_000 }, async () => {
+    const text = "What is my sailboat named, and where is it moored?";
+    const { systemPrompt, lastUser } = await chatSend(gateway, "agent:main:main", text);
+    expect(gateway.logs()).toContain(`[${PLUGIN_ID}] stands aside on OpenClaw 2026.3.13`);
+    expect(systemPrompt).toContain(RECORD_HEADING(gateway.workspaceDir));
+    expect(systemPrompt).toContain(FACT);
+    expect(lastUser).not.toContain("Halcyon Drift");
   });
 });

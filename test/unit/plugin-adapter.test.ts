@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPluginAdapter } from "../../plugin/adapter.ts";
-import pluginEntry, { resolveBundleRoot, servesHost } from "../../plugin/index.js";
+import pluginEntry, { hostVersionOf, resolveBundleRoot, servesHost } from "../../plugin/index.js";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { pluginDeliveryClaim, releaseMemoryDelivery } from "../../src/context/delivery.ts";
 import { PluginConfigSchema } from "../../src/context/plugin-turn.ts";
@@ -33,9 +33,9 @@ const retriever: RetrieverFactory = () => ({
 const logger = { debug: (m: string) => lines.push(m), info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
 const hostConfig = { hooks: { internal: { entries: { "ethos-context": { scope: { ownerIds: ["4242"] } } } } } };
 
-function adapter(pluginConfig: unknown = {}) {
+function adapter(pluginConfig: unknown = {}, config: Record<string, unknown> = hostConfig) {
   const service = createMemoryContextService({ createRetriever: retriever, composeBlock: null, log: () => ({ debug: () => {}, info: () => {}, warn: () => {}, error: () => {} }) });
-  return createPluginAdapter({ api: { config: hostConfig, pluginConfig, logger }, service });
+  return createPluginAdapter({ api: { config, pluginConfig, logger }, service });
 }
 const ctx = (sessionKey: string, trigger = "user", runId = `run-${Math.random()}`) => ({ sessionKey, workspaceDir: ws, trigger, runId });
 const event = (prompt: string) => ({ prompt, messages: [] });
@@ -96,6 +96,21 @@ describe("before_prompt_build: which channel carries what", () => {
     expect(await a.beforePromptBuild(event("x"), ctx("agent:main:cron:job-1:run:abc", "cron"))).toBeUndefined();
   });
 
+  it("a forum topic not opted in gets nothing; a heartbeat in the main session gets HEARTBEAT.md but no memory", async () => {
+    const a = adapter();
+    expect(await a.beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:telegram:group:-100123:topic:7"))).toBeUndefined();
+    const heartbeat = await a.beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main", "heartbeat"));
+    expect(heartbeat?.prependContext).not.toContain(SAILBOAT.text);
+    expect(searches).toEqual([]);
+  });
+
+  it("the hooks' switches stay in charge: ethos-context off → no memory; aci-bootstrap off → no static files", async () => {
+    const off = (key: string) => ({ hooks: { internal: { entries: { ...hostConfig.hooks.internal.entries, [key]: { enabled: false } } } } });
+    expect(await adapter({}, off("ethos-context")).beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main"))).toBeUndefined();
+    expect(await adapter({}, off("aci-bootstrap")).beforePromptBuild(event("x"), ctx("agent:main:subagent:aaaa"))).toBeUndefined();
+    expect((await adapter({}, off("aci-bootstrap")).beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main")))?.prependContext).toContain(SAILBOAT.text);
+  });
+
   it("logs why it injects nothing", async () => {
     const a = adapter();
     await a.beforePromptBuild(event("ok"), ctx("agent:main:main"));
@@ -127,6 +142,17 @@ describe("plugin/index.js", () => {
     expect(servesHost(undefined)).toBe(false);
     expect(pluginSupported("2026.9.6")).toBe(true);
     expect(pluginSupported("2026.3.13")).toBe(false);
+  });
+
+  it("reads the host version from the runtime, else from the openclaw package the gateway runs, else from openclaw.json", () => {
+    expect(hostVersionOf({ runtime: { version: "2026.9.6" } })).toBe("2026.9.6");
+    const host = fs.mkdtempSync(path.join(tmp, "host-"));
+    fs.mkdirSync(path.join(host, "dist"));
+    fs.writeFileSync(path.join(host, "package.json"), JSON.stringify({ name: "openclaw", version: "2026.3.13" }));
+    fs.writeFileSync(path.join(host, "openclaw.mjs"), "");
+    expect(hostVersionOf({ runtime: { version: "unknown" } }, path.join(host, "openclaw.mjs"))).toBe("2026.3.13");
+    expect(hostVersionOf({ runtime: {}, config: { meta: { lastTouchedVersion: "2026.3.13" } } }, path.join(tmp, "nowhere.mjs"))).toBe("2026.3.13");
+    expect(hostVersionOf({}, path.join(tmp, "nowhere.mjs"))).toBeUndefined();
   });
 
   it("finds the hook pack next to itself", () => {
