@@ -19,7 +19,7 @@ export default {
     // The ethos-context hook adds no record while a plugin claims delivery (src/context/delivery.ts).
     globalThis[DELIVERY_CLAIM] = { owner: "plugin", pluginId: ID, hostVersion, since: Date.now() };
     const adapter = import(pathToFileURL(path.join(root, "plugin", "adapter.ts")).href).then((module) =>
-      module.createPluginAdapter({ api: { ...api, pluginConfig: {} }, hostVersion, bundleRoot: root }),
+      module.createPluginAdapter({ api: { id: ID, logger: api.logger, pluginConfig: {}, get config() { return api.config; } }, hostVersion }),
     );
     api.on("before_prompt_build", async (event, ctx) => (await adapter).beforePromptBuild(event, ctx));
   },
