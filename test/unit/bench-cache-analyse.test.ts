@@ -73,3 +73,26 @@ describe("cost model", () => {
     expect(extrapolatedCost(head, assumptions)).toBeGreaterThan(extrapolatedCost(tail, assumptions));
   });
 });
+
+describe("cache section tables", async () => {
+  const { armsFor, summaryTable } = await import("../../bench/cache/run.ts");
+  it("runs the plugin arm on 2026.9 and the persisted-prependContext alternative on 2026.3.13", () => {
+    expect(armsFor("2026.9.6")).toEqual(["hooks-off", "aci-only", "hook-path", "plugin-path"]);
+    expect(armsFor("2026.3.13")).toEqual(["hooks-off", "aci-only", "hook-path", "persisted-prepend"]);
+  });
+  it("gives cost ratios to the hooks-off arm and names an arm that has no numbers", () => {
+    const rows = [
+      { turn: 1, kind: "memory", requestTokens: 100, prefixTokens: 0, reusePct: 0, firstDiff: "none", firstDiffAt: "", before: "", after: "", factReached: true },
+      { turn: 2, kind: "chat", requestTokens: 110, prefixTokens: 99, reusePct: 90, systemIdentical: true, firstDiff: "new content", firstDiffAt: "", before: "", after: "" },
+    ] as const;
+    const table = summaryTable([
+      { version: "2026.9.6", arm: "hooks-off", status: "ok", rows: [...rows], cost: { measured: 200, extrapolated: 1000 } },
+      { version: "2026.9.6", arm: "aci-only", status: "ok", rows: [...rows], cost: { measured: 180, extrapolated: 900 } },
+      { version: "2026.9.6", arm: "plugin-path", status: "plugin not present", rows: [] },
+    ]);
+    expect(table).toContain("180 (0.90×)");
+    expect(table).toContain("900 (0.90×)");
+    expect(table).toMatch(/plugin path .*\| plugin not present/);
+    expect(table).toContain("1/1");
+  });
+});
