@@ -112,6 +112,8 @@ export async function runCache(options: { smoke: boolean; log: (line: string) =>
         const { bodies: _bodies, ...result } = await runArm({ version, arm, turns, assumptions, log: options.log });
         armResults.push(result);
         if (result.status !== "ok") options.log(`cache: ${version} ${arm}: ${result.status}`);
+        // One line per arm as it finishes, so a long run that is cut short still leaves its numbers.
+        else options.log(`cache: ${version} ${arm}: ${JSON.stringify({ cost: result.cost, rows: result.rows.map(({ before: _b, after: _a, ...row }) => row) })}`);
       } catch (error) {
         results.problems.push(`cache: ${(error as Error).message.split("\n")[0]}`);
         armResults.push({ version, arm, status: "failed", reason: (error as Error).message.slice(0, 500), rows: [] });
