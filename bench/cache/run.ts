@@ -103,7 +103,8 @@ export async function runCache(options: { smoke: boolean; log: (line: string) =>
   );
   const versions = options.versions ?? [...OPENCLAW_TARGETS].reverse().map((t) => t.openclaw);
   for (const arm of options.arms ?? []) if (!(ARMS as readonly string[]).includes(arm)) throw new Error(`--cache-arms: unknown arm ${arm} (known: ${ARMS.join(", ")})`);
-  const selected = (version: string) => armsFor(version).filter((arm) => !options.arms || options.arms.includes(arm));
+  // --cache-arms also sets the order (the most wanted arms first when a run may be cut short).
+  const selected = (version: string) => (options.arms ? (options.arms as Arm[]).filter((arm) => armsFor(version).includes(arm)) : armsFor(version));
   const perTurn: string[] = [];
   for (const version of versions) {
     const armResults: Omit<ArmResult, "bodies">[] = [];
