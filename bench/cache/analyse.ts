@@ -278,3 +278,27 @@ export function analyseBreakpoints(bodies: readonly Record<string, unknown>[], m
 export function breakpointCost(rows: readonly BreakpointRow[]): number {
   return rows.reduce((sum, row) => sum + turnCost(row.requestTokens, row.readTokens), 0);
 }
+
+/**
+ * 40-turn estimate under the breakpoint reads: like extrapolatedCost, each later turn repeats the
+ * measured pattern and adds `historyTokensPerTurn`; it re-writes the same tail as measured and,
+ * when the turn before wrote an unreadable message entry (a memory turn), also that turn's new
+ * history, because Anthropic can then only read the entry of the turn before it.
+ */
+export function extrapolatedBreakpointCost(rows: readonly BreakpointRow[], assumptions: CostAssumptions = DEFAULT_COST_ASSUMPTIONS): number {
+  let cost = breakpointCost(rows);
+  const pattern = rows.slice(1);
+  if (pattern.length === 0) return cost;
+  const unreadable = (row: BreakpointRow) => row.breakpoints.some((bp) => bp.label.startsWith("message") && bp.readableNextTurn === false);
+  let previousTokens = rows[rows.length - 1]!.requestTokens;
+  for (let turn = rows.length + 1, k = 0; turn <= assumptions.turns; turn++, k++) {
+    const model = pattern[k % pattern.length]!;
+    const before = rows[model.turn - 2]!;
+    const requestTokens = previousTokens + assumptions.historyTokensPerTurn;
+    const lost = unreadable(before) ? assumptions.historyTokensPerTurn : 0;
+    const readTokens = Math.max(0, previousTokens - (before.requestTokens - model.readTokens) - lost);
+    cost += turnCost(requestTokens, readTokens);
+    previousTokens = requestTokens;
+  }
+  return cost;
+}

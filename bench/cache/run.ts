@@ -2,7 +2,7 @@
 // (mock model), per arm and version, plus where Anthropic's explicit breakpoints fall.
 import { OPENCLAW_TARGETS } from "../../test/e2e/versions.ts";
 import { markdownTable } from "../lib/table.ts";
-import { analyseBreakpoints, breakpointCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
+import { analyseBreakpoints, breakpointCost, extrapolatedBreakpointCost, extrapolatedCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { BreakpointRow, CostAssumptions, TurnRow } from "./analyse.ts";
 import { ARM_LABELS, ARMS, loadConversation, runArm } from "./arms.ts";
 import type { Arm, ArmResult } from "./arms.ts";
@@ -10,7 +10,7 @@ import type { Arm, ArmResult } from "./arms.ts";
 export type CacheResults = {
   assumptions: CostAssumptions;
   arms: Omit<ArmResult, "bodies">[];
-  breakpoints?: { version: string; arm: Arm; status: string; rows: BreakpointRow[]; cost?: number; lcpCost?: number };
+  breakpoints?: { version: string; arm: Arm; status: string; rows: BreakpointRow[]; cost?: number; lcpCost?: number; cost40?: number; lcpCost40?: number };
   problems: string[];
 };
 
@@ -133,10 +133,13 @@ export async function runCache(options: { smoke: boolean; log: (line: string) =>
   try {
     const anthropic = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" } });
     const rows = analyseBreakpoints(anthropic.bodies, turns.flatMap((t) => (t.fact ? [t.fact] : [])));
-    results.breakpoints = { version, arm, status: anthropic.status, rows, cost: breakpointCost(rows), lcpCost: anthropic.cost?.measured };
+    const cost40 = extrapolatedBreakpointCost(rows, assumptions);
+    const lcpCost40 = extrapolatedCost(anthropic.rows, assumptions);
+    results.breakpoints = { version, arm, status: anthropic.status, rows, cost: breakpointCost(rows), lcpCost: anthropic.cost?.measured, cost40, lcpCost40 };
     out.push(
       `Anthropic explicit breakpoints (OpenClaw ${version}, ${ARM_LABELS[arm]}, mock speaking the Anthropic messages API): where OpenClaw put \`cache_control\`, whether the next request starts with each breakpoint's prefix, and how many tokens Anthropic could read from entries written so far (hits only at block boundaries ≤ 20 blocks before a breakpoint). ` +
-        `Modeled cost of the ${turns.length} turns with these reads: ${Math.round(breakpointCost(rows))} (with the longest common prefix instead: ${Math.round(anthropic.cost?.measured ?? 0)}).`,
+        `Modeled cost of the ${turns.length} turns with these reads: ${Math.round(breakpointCost(rows))} (with the longest common prefix instead: ${Math.round(anthropic.cost?.measured ?? 0)}); over ${assumptions.turns} turns ${Math.round(cost40)} vs ${Math.round(lcpCost40)} ` +
+        `(a turn after a memory turn also re-writes that turn's ${assumptions.historyTokensPerTurn} tokens of history, because the entry written on it is never read).`,
       "",
       breakpointTable(rows),
       "",

@@ -96,3 +96,32 @@ describe("cache section tables", async () => {
     expect(table).toContain("1/1");
   });
 });
+
+describe("Anthropic breakpoints", async () => {
+  const { analyseBreakpoints, breakpointCost, extrapolatedBreakpointCost } = await import("../../bench/cache/analyse.ts");
+  const tool = { name: "read", cache_control: { type: "ephemeral" } };
+  const system = [{ type: "text", text: "S".repeat(400), cache_control: { type: "ephemeral" } }, { type: "text", text: "dynamic" }];
+  const user = (text: string, breakpoint: boolean) => ({ role: "user", content: breakpoint ? [{ type: "text", text, cache_control: { type: "ephemeral" } }] : text });
+  const assistant = { role: "assistant", content: [{ type: "text", text: "ok" }] };
+  const bodies = [
+    { tools: [tool], system, messages: [user("BLOCK q1", true)] },
+    { tools: [tool], system, messages: [user("q1", false), assistant, user("q2", true)] },
+    { tools: [tool], system, messages: [user("q1", false), assistant, user("q2", false), assistant, user("q3", true)] },
+  ];
+  const rows = analyseBreakpoints(bodies, ["BLOCK"]);
+
+  it("lists each breakpoint, what it carries and whether the next request can read its entry", () => {
+    expect(rows[0]!.breakpoints.map((bp) => bp.label)).toEqual(["tools", "system block 0", "message 0 (user) block 0"]);
+    expect(rows[0]!.breakpoints[2]).toMatchObject({ carries: "BLOCK", readableNextTurn: false });
+    expect(rows[0]!.breakpoints.slice(0, 2).every((bp) => bp.readableNextTurn)).toBe(true);
+    expect(rows[1]!.breakpoints[2]!.readableNextTurn).toBe(true);
+  });
+
+  it("reads only entries that are an exact prefix: after a block turn, back to the stable system block", () => {
+    const stableEnd = rows[0]!.breakpoints[1]!.tokens;
+    expect(rows[1]!.readTokens).toBe(stableEnd - 1);
+    expect(rows[2]!.readTokens).toBeGreaterThan(rows[1]!.readTokens);
+    expect(breakpointCost(rows)).toBeGreaterThan(0);
+    expect(extrapolatedBreakpointCost(rows, { turns: 5, historyTokensPerTurn: 100 })).toBeGreaterThan(breakpointCost(rows));
+  });
+});
