@@ -3,6 +3,7 @@
 //   npm run bench:smoke      quick run for CI; exits non-zero when a benchmark is broken
 // Options: --only locomo,scale,hooks,cache   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
 //          --cache-versions 2026.3.13,2026.9.6   --cache-arms hooks-off,aci-only,hook-path,plugin-path,persisted-prepend
+//          --cache-api anthropic-messages (the mock speaks Anthropic's API to every arm)
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -10,6 +11,7 @@ import { bundleConfigSummary, defaultConfidenceGate, loadBundle } from "./lib/bu
 import { machineInfo, machineLine } from "./lib/machine.ts";
 import { REPO_ROOT, resultsDir } from "./lib/paths.ts";
 import { runCache } from "./cache/run.ts";
+import type { ModelApi } from "../test/e2e/gateway.ts";
 import { runHooks } from "./hooks/run.ts";
 import { runLocomo } from "./locomo/run.ts";
 import { runScale } from "./scale/run.ts";
@@ -30,6 +32,7 @@ async function main(): Promise<number> {
       docs: { type: "boolean", default: false },
       "cache-versions": { type: "string" },
       "cache-arms": { type: "string" },
+      "cache-api": { type: "string" },
     },
   });
   const smoke = values.smoke ?? false;
@@ -85,7 +88,7 @@ async function main(): Promise<number> {
   if (only.has("cache")) {
     const t = Date.now();
     const list = (value: string | undefined) => (value ? value.split(",").map((item) => item.trim()) : undefined);
-    const cache = await runCache({ smoke, log, versions: list(values["cache-versions"]), arms: list(values["cache-arms"]) });
+    const cache = await runCache({ smoke, log, versions: list(values["cache-versions"]), arms: list(values["cache-arms"]), modelApi: values["cache-api"] as ModelApi | undefined });
     markdown.push(cache.markdown, "");
     results.cache = cache.results;
     sectionSeconds.cache = (Date.now() - t) / 1000;

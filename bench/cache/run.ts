@@ -1,6 +1,7 @@
 // `cache` section of `npm run bench`: the prompt-cache cost of each delivery path on real gateways
 // (mock model), per arm and version, plus where Anthropic's explicit breakpoints fall.
 import { OPENCLAW_TARGETS } from "../../test/e2e/versions.ts";
+import type { ModelApi } from "../../test/e2e/gateway.ts";
 import { markdownTable } from "../lib/table.ts";
 import { analyseBreakpoints, breakpointCost, extrapolatedBreakpointCost, extrapolatedCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { BreakpointRow, CostAssumptions, TurnRow } from "./analyse.ts";
@@ -86,7 +87,14 @@ function assumptionsText(a: CostAssumptions, turns: number): string {
   );
 }
 
-export async function runCache(options: { smoke: boolean; log: (line: string) => void; versions?: string[]; arms?: string[] }): Promise<{ markdown: string; results: CacheResults }> {
+export async function runCache(options: {
+  smoke: boolean;
+  log: (line: string) => void;
+  versions?: string[];
+  arms?: string[];
+  modelApi?: ModelApi;
+}): Promise<{ markdown: string; results: CacheResults }> {
+  if (options.modelApi && options.modelApi !== "openai-completions" && options.modelApi !== "anthropic-messages") throw new Error(`--cache-api: unknown ${options.modelApi}`);
   const assumptions = DEFAULT_COST_ASSUMPTIONS;
   const results: CacheResults = { assumptions, arms: [], problems: [] };
   const out: string[] = ["### Prompt cache: cost of each delivery path", ""];
@@ -96,7 +104,7 @@ export async function runCache(options: { smoke: boolean; log: (line: string) =>
   }
   const turns = loadConversation();
   out.push(
-    `One main session (\`agent:main:main\`), ${turns.length} \`chat.send\` turns (bench/cache/turns.json: ${turns.filter((t) => t.kind === "memory").length} memory questions, ${turns.filter((t) => t.kind === "chit-chat").length} chit-chat, ${turns.filter((t) => t.kind === "coding").length} coding), sample workspace, mock model (OpenAI chat completions), one fresh gateway per arm.`,
+    `One main session (\`agent:main:main\`), ${turns.length} \`chat.send\` turns (bench/cache/turns.json: ${turns.filter((t) => t.kind === "memory").length} memory questions, ${turns.filter((t) => t.kind === "chit-chat").length} chit-chat, ${turns.filter((t) => t.kind === "coding").length} coding), sample workspace, mock model (${options.modelApi === "anthropic-messages" ? "Anthropic messages API" : "OpenAI chat completions"}), one fresh gateway per arm.`,
     "",
     assumptionsText(assumptions, turns.length),
     "",
@@ -110,7 +118,7 @@ export async function runCache(options: { smoke: boolean; log: (line: string) =>
     const armResults: Omit<ArmResult, "bodies">[] = [];
     for (const arm of selected(version)) {
       try {
-        const { bodies: _bodies, ...result } = await runArm({ version, arm, turns, assumptions, log: options.log });
+        const { bodies: _bodies, ...result } = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: options.modelApi ? { modelApi: options.modelApi } : {} });
         armResults.push(result);
         if (result.status !== "ok") options.log(`cache: ${version} ${arm}: ${result.status}`);
         // One line per arm as it finishes, so a long run that is cut short still leaves its numbers.
