@@ -1,7 +1,9 @@
 // One command for every benchmark: LoCoMo retrieval quality, latency at scale, per-turn overhead.
 //   npm run bench            full run (prints Markdown tables, writes bench/results/*.json)
 //   npm run bench:smoke      quick run for CI; exits non-zero when a benchmark is broken
-// Options: --only locomo,scale,hooks   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
+// Options: --only locomo,scale,hooks,cache   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
+//          --cache-versions 2026.3.13,2026.9.6   --cache-arms hooks-off,aci-only,hook-path,plugin-path,persisted-prepend
+//          --cache-api anthropic-messages (the mock speaks Anthropic's API to every arm)
 //          --legacy-index / --no-legacy-index: also run the MiniSearch index the bundle replaced, side by
 //          side (LoCoMo and scale; default on for a full run, off for smoke)
 import fs from "node:fs";
@@ -12,6 +14,8 @@ import type { LocomoSummary } from "./locomo/evaluate.ts";
 import { markdownTable } from "./lib/table.ts";
 import { machineInfo, machineLine } from "./lib/machine.ts";
 import { REPO_ROOT, resultsDir } from "./lib/paths.ts";
+import { runCache } from "./cache/run.ts";
+import type { ModelApi } from "../test/e2e/gateway.ts";
 import { runHooks } from "./hooks/run.ts";
 import { runLocomo } from "./locomo/run.ts";
 import { runScale } from "./scale/run.ts";
@@ -19,7 +23,7 @@ import { runSharedWords } from "./scale/shared-words.ts";
 import { sanityProblems } from "./sanity.ts";
 import { writeBenchmarksDoc } from "./docs.ts";
 
-const SECTIONS = ["locomo", "scale", "hooks"] as const;
+const SECTIONS = ["locomo", "scale", "hooks", "cache"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -33,6 +37,9 @@ async function main(): Promise<number> {
       docs: { type: "boolean", default: false },
       "legacy-index": { type: "boolean" },
       "no-legacy-index": { type: "boolean" },
+      "cache-versions": { type: "string" },
+      "cache-arms": { type: "string" },
+      "cache-api": { type: "string" },
     },
   });
   const smoke = values.smoke ?? false;
@@ -93,6 +100,15 @@ async function main(): Promise<number> {
     markdown.push(hooks.markdown, "");
     results.hooks = hooks.results;
     sectionSeconds.hooks = (Date.now() - t) / 1000;
+  }
+
+  if (only.has("cache")) {
+    const t = Date.now();
+    const list = (value: string | undefined) => (value ? value.split(",").map((item) => item.trim()) : undefined);
+    const cache = await runCache({ smoke, log, versions: list(values["cache-versions"]), arms: list(values["cache-arms"]), modelApi: values["cache-api"] as ModelApi | undefined });
+    markdown.push(cache.markdown, "");
+    results.cache = cache.results;
+    sectionSeconds.cache = (Date.now() - t) / 1000;
   }
 
   const totalSeconds = (Date.now() - started) / 1000;

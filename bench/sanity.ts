@@ -40,5 +40,7 @@ export function sanityProblems(results: Record<string, unknown>): string[] {
       problems.push("hooks: no gateway turn with the bundle enabled carried a memory record in its system prompt");
     }
   }
+  const cache = results.cache as { problems: string[] } | undefined;
+  if (cache) problems.push(...cache.problems);
   return problems;
 }

@@ -13,6 +13,8 @@ import type { BootstrapLimits } from "./budget.ts";
 import { hostCoreFiles, hostDroppedNames, hostPreHookNames, hostVersionFor } from "./host-filters.ts";
 import { sessionContextFor } from "./run.ts";
 import { readWorkspaceFile } from "./workspace-read.ts";
+import { channelsFor, currentSetup, formatChannels } from "./channels.ts";
+import type { ChannelRow, HostSetup } from "./channels.ts";
 
 /** Core reads its own files with a 2 MiB guard; we mirror it for the simulation. */
 const CORE_READ_CAP_BYTES = 2 * 1024 * 1024;
@@ -72,6 +74,8 @@ export type Explanation = {
   configOk: boolean;
   configError?: string;
   sessions: SessionExplanation[];
+  /** Which channel carries what, per session type and host setup (absent for per-version sub-runs). */
+  channels?: { current: HostSetup; rows: ChannelRow[] };
 };
 
 function injectedFiles(records: readonly BootstrapFileRecord[], limits: BootstrapLimits): InjectedFile[] {
@@ -94,13 +98,23 @@ function reduction(from: number, to: number): number {
 
 export const SAMPLE_OWNER_ID = "100000001";
 
-export type ExplainOptions = { workspaceDir: string; cfg?: OpenClawConfig; sessionKey?: string };
+export type ExplainOptions = {
+  workspaceDir: string;
+  cfg?: OpenClawConfig;
+  sessionKey?: string;
+  /** Explain for this host version instead of the configured one (the channel report runs both). */
+  hostVersion?: string;
+  /** Add the channel report (default true). */
+  channels?: boolean;
+};
 
 export async function explainWorkspace(options: ExplainOptions): Promise<Explanation> {
-  const { policy, owners, mainKeys } = sessionContextFor(options.cfg);
+  const context = sessionContextFor(options.cfg);
+  const { owners, mainKeys } = context;
+  const policy = options.hostVersion ? { ...context.policy, hostVersion: options.hostVersion } : context.policy;
   // Without configured owners, a sample owner id stands in so PRIVATE_DM can be shown.
   const ownerIds = owners.ids.size > 0 ? owners.ids : new Set([SAMPLE_OWNER_ID]);
-  const hostVersion = hostVersionFor(policy.hostVersion, options.cfg);
+  const hostVersion = options.hostVersion ?? hostVersionFor(policy.hostVersion, options.cfg);
   const keys = options.sessionKey
     ? [options.sessionKey]
     : SESSION_TYPES.map((type) => sampleSessionKeys([...ownerIds][0])[type]);
@@ -133,6 +147,21 @@ export async function explainWorkspace(options: ExplainOptions): Promise<Explana
     const bulkTokens = sum(injectedFiles(bulkRecords, limits));
     sessions.push(toExplanation(sessionKey, decision, before, injected, bulkTokens));
   }
+  let channels: Explanation["channels"];
+  if (options.channels !== false) {
+    const perVersion = async (version: string) => (await explainWorkspace({ ...options, hostVersion: version, channels: false })).sessions;
+    const [old, nine] = [await perVersion("2026.3.13"), await perVersion("2026.9.6")];
+    const names = (files: readonly InjectedFile[]) => files.map((file) => file.name);
+    const rows = sessions.map((session, i) =>
+      channelsFor({
+        classification: classifySession(session.sessionKey, { ownerIds, mainKeys }),
+        sessionKey: session.sessionKey,
+        cfg: options.cfg,
+        filesByVersion: { "2026.3.13": names(old[i]!.injected), "2026.9.6": names(nine[i]!.injected) },
+      }),
+    );
+    channels = { current: currentSetup(hostVersion, options.cfg), rows };
+  }
   return {
     workspaceDir: options.workspaceDir,
     hostVersion,
@@ -141,6 +170,7 @@ export async function explainWorkspace(options: ExplainOptions): Promise<Explana
     configOk: policy.configOk,
     ...(policy.configError ? { configError: policy.configError } : {}),
     sessions,
+    ...(channels ? { channels } : {}),
   };
 }
 
@@ -211,6 +241,16 @@ export function formatExplanation(explanation: Explanation): string {
   if (skipped.length > 0) {
     lines.push("", "## Not added", "");
     for (const session of skipped) lines.push(`- ${session.sessionType}: ${session.skipped.join(", ")}`);
+  }
+  if (explanation.channels) {
+    lines.push(
+      "",
+      "## Channels: which channel carries what",
+      "",
+      "record = bootstrap record in Project Context (the cached system prompt); prependContext = this turn's user message only; appendSystemContext = after the cache boundary, the same text on every run. The companion plugin serves 2026.9 and later; on 2026.3.13 it stands aside (prependContext would be written into the visible chat history there).",
+      "",
+      formatChannels(explanation.channels.rows, explanation.channels.current),
+    );
   }
   lines.push(
     "",

@@ -26,6 +26,8 @@ const READY_TIMEOUT_MS = 90_000;
 const CLI_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 10_000;
 
+export type ModelApi = "openai-completions" | "anthropic-messages";
+
 export type HookEntries = Record<string, Record<string, unknown>>;
 
 export type StartGatewayOptions = {
@@ -35,14 +37,20 @@ export type StartGatewayOptions = {
   hooks?: HookEntries;
   /** Install our hook pack (the repo) into the gateway. Default true. */
   installPack?: boolean;
+  /** Install the e2e probe hook (it logs every hook event). Default true; one CLI run less without it. */
+  installProbe?: boolean;
   /** Also install the companion plugin from the installed pack (plugin/), linked in place. Default false. */
   installPlugin?: boolean;
+  /** Further plugin folders to install (`plugins install <dir>`) after the pack, e.g. bench-only plugins. */
+  extraPlugins?: string[];
   /** Workspace to copy (default fixtures/workspace). The gateway works on the copy. */
   workspace?: string;
   /** Extra files written into the workspace copy, relative path → content. */
   workspaceFiles?: Record<string, string>;
   /** Deep-merged into openclaw.json last. */
   config?: Record<string, unknown>;
+  /** Which API the mock model speaks to the gateway (default OpenAI chat completions). */
+  modelApi?: ModelApi;
   /** Extra environment for the gateway process. */
   env?: NodeJS.ProcessEnv;
   /** Echo gateway output to this process's stderr (debugging). */
@@ -175,7 +183,7 @@ export function deepMerge(base: Record<string, unknown>, extra: Record<string, u
   return out;
 }
 
-function baseConfig(port: number, model: MockModel, workspaceDir: string): Record<string, unknown> {
+function baseConfig(port: number, model: MockModel, workspaceDir: string, api: ModelApi): Record<string, unknown> {
   return {
     gateway: { mode: "local", port, bind: "loopback", auth: { mode: "token", token: GATEWAY_TOKEN } },
     agents: {
@@ -189,9 +197,9 @@ function baseConfig(port: number, model: MockModel, workspaceDir: string): Recor
       mode: "merge",
       providers: {
         mock: {
-          baseUrl: model.baseUrl,
+          baseUrl: api === "anthropic-messages" ? model.anthropicBaseUrl : model.baseUrl,
           apiKey: "sk-e2e-local",
-          api: "openai-completions",
+          api,
           models: [
             {
               id: "mock-model",
@@ -360,12 +368,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   };
 
   try {
-    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir), null, 2)}\n`);
+    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir, options.modelApi ?? "openai-completions"), null, 2)}\n`);
     const cli = (args: string[], timeoutMs = CLI_TIMEOUT_MS) => runCli(installed, env, args, timeoutMs);
     const installCommand = installed.target.openclaw.startsWith("2026.3.") ? ["hooks", "install"] : ["plugins", "install", "--force"];
 
     // The probe pack first, then ours: hook registration order is discovery order.
-    await cli([...installCommand, PROBE_PACK_DIR]);
+    if (options.installProbe !== false) await cli([...installCommand, PROBE_PACK_DIR]);
     let packInstall = "not installed";
     if (options.installPack !== false) {
       const staged = stagePack(path.join(root, "pack"));
@@ -378,6 +386,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         await cli(["plugins", "install", "--link", pluginDir, ...(nine ? ["--force", "--accept-capabilities"] : [])]);
         packInstall += `; openclaw plugins install --link <pack>/plugin${nine ? " --force --accept-capabilities" : ""}`;
       }
+    }
+
+    for (const dir of options.extraPlugins ?? []) {
+      await cli(["plugins", "install", dir, ...(installed.target.openclaw.startsWith("2026.3.") ? [] : ["--force", "--accept-capabilities"])]);
     }
 
     // The install commands edit openclaw.json; our entries and overrides go on top.

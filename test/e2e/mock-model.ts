@@ -1,7 +1,7 @@
-// A mock OpenAI-compatible model server for the e2e suite. It binds 127.0.0.1 on a free port,
-// answers `/v1/chat/completions` both plain and `stream:true` (SSE), answers `/v1/models`, and
-// records every request body so a test can read the exact system prompt OpenClaw sent
-// (`messages[0]`, role "system").
+// A mock model server for the e2e suite. It binds 127.0.0.1 on a free port, answers OpenAI's
+// `/v1/chat/completions` and Anthropic's `/v1/messages`, both plain and `stream:true` (SSE),
+// answers `/v1/models`, and records every request body so a test can read the exact system prompt
+// OpenClaw sent (`messages[0]` with role "system", or Anthropic's top-level `system`).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -16,7 +16,10 @@ export type RecordedRequest = {
 };
 
 export type MockModel = {
+  /** OpenAI-style base URL (`…/v1`). */
   baseUrl: string;
+  /** Anthropic-style base URL (the SDK appends `/v1/messages`). */
+  anthropicBaseUrl: string;
   port: number;
   requests: RecordedRequest[];
   /** Text of `messages[0]` when it is the system message. */
@@ -76,6 +79,35 @@ function writeSse(res: http.ServerResponse, model: string): void {
   res.end();
 }
 
+function anthropicMessage(model: string): Record<string, unknown> {
+  return {
+    id: `msg_mock_${Date.now()}`,
+    type: "message",
+    role: "assistant",
+    model,
+    content: [{ type: "text", text: MOCK_REPLY }],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 5 },
+  };
+}
+
+/** Anthropic's streaming event sequence for one text block. */
+function writeAnthropicSse(res: http.ServerResponse, model: string): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const { content: _content, ...start } = anthropicMessage(model);
+  const events: [string, Record<string, unknown>][] = [
+    ["message_start", { type: "message_start", message: { ...start, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } }],
+    ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
+    ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: MOCK_REPLY } }],
+    ["content_block_stop", { type: "content_block_stop", index: 0 }],
+    ["message_delta", { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 5 } }],
+    ["message_stop", { type: "message_stop" }],
+  ];
+  for (const [event, data] of events) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  res.end();
+}
+
 export async function startMockModel(): Promise<MockModel> {
   const requests: RecordedRequest[] = [];
   const waiters = new Set<() => void>();
@@ -100,10 +132,11 @@ export async function startMockModel(): Promise<MockModel> {
       requests.push({ seq: requests.length + 1, url, body, receivedAt: Date.now() });
       for (const wake of waiters) wake();
       const model = typeof body.model === "string" ? body.model : "mock-model";
-      if (body.stream === true) writeSse(res, model);
+      const anthropic = url.split("?")[0]!.endsWith("/messages");
+      if (body.stream === true) (anthropic ? writeAnthropicSse : writeSse)(res, model);
       else {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(plainCompletion(model)));
+        res.end(JSON.stringify(anthropic ? anthropicMessage(model) : plainCompletion(model)));
       }
     });
   });
@@ -115,6 +148,7 @@ export async function startMockModel(): Promise<MockModel> {
   const port = (server.address() as AddressInfo).port;
 
   const systemPromptOf = (request: RecordedRequest): string => {
+    if (request.body.system !== undefined) return messageText(request.body.system);
     const first = messagesOf(request)[0];
     return first && (first.role === "system" || first.role === "developer") ? messageText(first.content) : "";
   };
@@ -132,6 +166,7 @@ export async function startMockModel(): Promise<MockModel> {
 
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
+    anthropicBaseUrl: `http://127.0.0.1:${port}`,
     port,
     requests,
     systemPromptOf,
