@@ -23,7 +23,7 @@ export function defaultConfidenceGate(): number {
 }
 
 export function bundleConfigSummary(): string {
-  return `searchTopK ${CONFIG.searchTopK}, maxSnippetCharsEach ${CONFIG.maxSnippetCharsEach}, maxInjectedCharsTotal ${CONFIG.maxInjectedCharsTotal}, confidenceGate ${CONFIG.confidenceGate}, highConfidence ${CONFIG.highConfidence}, maxChunkChars ${CONFIG.memory.maxChunkChars}`;
+  return `searchTopK ${CONFIG.searchTopK ?? "unset (the budget fills the block)"}, maxSnippetCharsEach ${CONFIG.maxSnippetCharsEach}, maxInjectedCharsTotal ${CONFIG.maxInjectedCharsTotal}, confidenceGate ${CONFIG.confidenceGate}, highConfidence ${CONFIG.highConfidence}, maxChunkChars ${CONFIG.memory.maxChunkChars}`;
 }
 
 export async function loadBundle(): Promise<RetrieverUnderTest> {

@@ -61,8 +61,11 @@ export type BlockComposer = (input: {
   excludeIds: ReadonlySet<string>;
 }) => Promise<ComposedBlock | string> | ComposedBlock | string;
 
-/** A composed block and every memory id it carries (for per-session de-duplication). */
-export type ComposedBlock = { block: string; injectedIds: string[] };
+/**
+ * A composed block and every memory id it carries (for per-session de-duplication); `fileBlock` is
+ * its story-007 copy for ETHOS_CONTEXT.md (the injected block itself uses the compact layout).
+ */
+export type ComposedBlock = { block: string; injectedIds: string[]; fileBlock?: string };
 
 export type EthosContextRuntimeOptions = {
   /** openclaw.json for message:received (which carries no cfg). */
@@ -309,7 +312,7 @@ export class EthosContextRuntime {
     remainingMs: number,
     excludeIds: ReadonlySet<string>,
   ): Promise<ComposedBlock> {
-    const fallback: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id) };
+    const fallback: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id), fileBlock: selection.fileBlock };
     const composer = this.options.composeBlock;
     if (!composer || !config.assembleBlock || !selection.block) return fallback;
     const limits = budgetLimitsFor(config, sessionType);
@@ -345,6 +348,7 @@ export class EthosContextRuntime {
     injectedIds: Set<string>,
   ): Promise<TurnOutcome> {
     let outcome: TurnOutcome;
+    let fileText: string | undefined; // ETHOS_CONTEXT.md keeps story 007's layout
     if (pending.skip) {
       outcome = { block: "", injectedIds: [], reason: `skipped:${pending.skip}` };
     } else {
@@ -367,6 +371,7 @@ export class EthosContextRuntime {
         });
         const composed = await this.composeBlock(selection, config, scope.sessionType, workspaceDir, Math.max(0, deadline - this.now()), injectedIds);
         for (const id of composed.injectedIds) injectedIds.add(id);
+        fileText = composed.fileBlock;
         outcome = { block: composed.block, injectedIds: composed.injectedIds, reason: selection.decision.tier };
       }
     }
@@ -374,7 +379,7 @@ export class EthosContextRuntime {
       { sessionType: scope.sessionType, reason: outcome.reason, injected: outcome.injectedIds.length, chars: outcome.block.length },
       "memory context for this turn",
     );
-    if (config.writeContextFile) void writeContextFile(workspaceDir, outcome.block);
+    if (config.writeContextFile) void writeContextFile(workspaceDir, fileText ?? outcome.block);
     return outcome;
   }
 }
