@@ -7,13 +7,16 @@ import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/lock.ts";
 import type { RetrievedMemory } from "../context/types.ts";
 import { chunkRankingMultiplier } from "../hygiene/confidence.ts";
-import { applyMemoryConfidence, calibratedScore } from "./calibrate.ts";
+import type { ScoringConfig } from "../hygiene/confidence.ts";
+import { applyMemoryConfidence, calibratedScore, inverseDocumentFrequency } from "./calibrate.ts";
 import type { CorpusStats } from "./calibrate.ts";
 import { chunkMarkdown } from "./chunk.ts";
+import { rerank } from "./rerank.ts";
+import type { RerankCandidate } from "./rerank.ts";
 import type { MemoryChunk } from "./chunk.ts";
 import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, sourcesKey } from "./sources.ts";
 import type { MemorySourceSpec } from "./sources.ts";
-import { analyzeQuery, analyzeText, termFrequencies } from "./tokenize.ts";
+import { analyzeQuery, analyzeText, queryTermWeight, termFrequencies } from "./tokenize.ts";
 
 // The embedded retriever's index: markdown chunks from the memory files, a MiniSearch (BM25)
 // inverted index for candidate retrieval, and calibrated scores for the gate.
@@ -112,8 +115,11 @@ export class MemoryIndex {
     return this.saving;
   }
 
-  /** Ranked chunks for `query`, calibrated scores in [0, 1], best first. Synchronous. */
-  search(query: string, limit: number): RetrievedMemory[] {
+  /**
+   * Ranked chunks for `query`, calibrated scores in [0, 1], best first. Synchronous.
+   * `confidence`: the workspace's CONFIG.md scoring settings (decay, floor, boosts); defaults when absent.
+   */
+  search(query: string, limit: number, options: { confidence?: ScoringConfig } = {}): RetrievedMemory[] {
     const queryTerms = analyzeQuery(query);
     if (queryTerms.length === 0 || this.chunksById.size === 0 || limit <= 0) return [];
     const candidates = this.search_.search(queryTerms.join(" ")).slice(0, Math.max(limit * 20, 200));
@@ -122,30 +128,46 @@ export class MemoryIndex {
       averageLength: this.averageLength,
       documentFrequency: (term) => this.documentFrequency.get(term) ?? 0,
     };
-    const ranked: RetrievedMemory[] = [];
+    // Candidates → results: the reranker (src/memory/rerank.ts) orders them; this block only adapts shapes.
     const now = new Date();
+    const toCandidate = (chunk: IndexedChunk, rawScore: number): RerankCandidate | undefined => {
+      const scoring = this.scoring.get(chunk.id);
+      if (!scoring) return undefined;
+      const relevance = applyMemoryConfidence(calibratedScore(queryTerms, scoring, stats, queryTermWeight), rankingWeight(chunk, now, options.confidence));
+      return { id: chunk.id, text: chunk.text, file: chunk.file, headingPath: chunk.headingPath, date: chunk.date, rawScore, relevance, termFrequency: scoring.termFrequency };
+    };
+    const pool: RerankCandidate[] = [];
     for (const candidate of candidates) {
       const chunk = this.chunksById.get(String(candidate.id));
-      const scoring = this.scoring.get(String(candidate.id));
-      if (!chunk || !scoring) continue;
-      const relevance = calibratedScore(queryTerms, scoring, stats);
-      const score = applyMemoryConfidence(relevance, rankingWeight(chunk, now));
-      if (score <= 0) continue;
-      const memory: RetrievedMemory = {
-        id: chunk.id,
-        text: chunk.text,
-        score,
-        rawScore: candidate.score,
-        file: chunk.file,
-        headingPath: chunk.headingPath,
-        source: "embedded",
-      };
-      if (chunk.date) memory.date = chunk.date;
-      if (chunk.confidence !== undefined) memory.confidence = chunk.confidence;
-      ranked.push(memory);
+      const scored = chunk && toCandidate(chunk, candidate.score);
+      if (scored && scored.relevance > 0) pool.push(scored);
     }
-    ranked.sort((a, b) => b.score - a.score || (b.rawScore ?? 0) - (a.rawScore ?? 0) || a.id.localeCompare(b.id));
-    return ranked.slice(0, limit);
+    const next = (id: string): RerankCandidate | undefined => {
+      const chunk = this.chunksById.get(id);
+      const siblings = chunk && this.files.get(chunk.file)?.chunks;
+      const at = siblings ? siblings.findIndex((sibling) => sibling.id === id) : -1;
+      const following = siblings && at >= 0 ? siblings[at + 1] : undefined;
+      return following && this.chunksById.has(following.id) ? toCandidate(following, 0) : undefined;
+    };
+    const idf = (term: string) => inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount);
+    return rerank(pool, { query, queryTerms, idf, next })
+      .filter((result) => result.score > 0)
+      .slice(0, limit)
+      .map((result) => {
+        const chunk = this.chunksById.get(result.id) as IndexedChunk;
+        const memory: RetrievedMemory = {
+          id: chunk.id,
+          text: chunk.text,
+          score: result.score,
+          rawScore: result.rawScore,
+          file: chunk.file,
+          headingPath: chunk.headingPath,
+          source: "embedded",
+        };
+        if (chunk.date) memory.date = chunk.date;
+        if (chunk.confidence !== undefined) memory.confidence = chunk.confidence;
+        return memory;
+      });
   }
 
   private async doRefresh(): Promise<RefreshStats> {
@@ -306,9 +328,9 @@ const HTML_COMMENT = /<!--[\s\S]*?-->/g;
  * Confidence metadata of a chunk (spec 004 §8): inline `<!-- confidence: … source: … -->` entries
  * through the hygiene scorer, else a front-matter `confidence`, else none (neutral).
  */
-function rankingWeight(chunk: MemoryChunk, now: Date): number | undefined {
+function rankingWeight(chunk: MemoryChunk, now: Date, config: ScoringConfig | undefined): number | undefined {
   if (chunk.text.includes("<!--") || chunk.text.includes("#correction")) {
-    const weight = chunkRankingMultiplier(chunk.text, now);
+    const weight = chunkRankingMultiplier(chunk.text, now, config);
     if (weight !== 1) return weight;
   }
   return chunk.confidence;
