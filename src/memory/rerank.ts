@@ -49,7 +49,7 @@ export type RerankWeights = {
   prfTerms: number;
 };
 
-export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { speaker: 0.25, date: 0.3, answer: 0.9, prf: 0, prfDocs: 5, prfTerms: 8 };
+export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { speaker: 0.25, date: 0.3, answer: 0.9, prf: 0.15, prfDocs: 5, prfTerms: 8 };
 
 export type Reranked = RerankCandidate & { score: number };
 
