@@ -60,8 +60,8 @@ export const EthosContextConfigSchema = z.object({
   maxSnippetCharsEach: z.number().int().min(40).max(20_000).default(800),
   /** Token ceiling of the injected block per session type (estimateTokens: ceil(chars/4)). */
   maxTokensBySessionType: tokenCeilingsSchema,
-  /** Minimum calibrated score; overridden by ethos.toml [retrieval].confidence_gate when ethos.configPath is set. */
-  confidenceGate: z.number().min(0).max(1).default(0.12),
+  /** Minimum calibrated score (0.15: the LoCoMo gate sweep in docs/retrieval.md; story 007 said 0.12); overridden by ethos.toml [retrieval].confidence_gate when ethos.configPath is set. */
+  confidenceGate: z.number().min(0).max(1).default(0.15),
   /** Top score at or above which one result is enough (story 007: 0.75). */
   highConfidence: z.number().min(0).max(1).default(0.75),
   minQueryChars: z.number().int().min(1).max(280).default(10),
