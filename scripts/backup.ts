@@ -16,7 +16,7 @@ and the gate fails; --force first moves it aside to a timestamped copy, then bac
 current file.
 
 Options:
-  --workspace <dir>  workspace root (default $OPENCLAW_WORKSPACE or ~/.openclaw/workspace)
+  --workspace <dir>  workspace root (default: agents.defaults.workspace in openclaw.json, else ~/.openclaw/workspace)
   --force            replace differing backups (the old .bak is kept as <name>.<timestamp>.bak)
   -h, --help         show this help
 

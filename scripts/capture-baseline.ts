@@ -30,7 +30,7 @@ the openclaw CLI (gateway call chat.send + chat.history) and records OpenClaw's 
 next to the estimate. Needs \`openclaw\` on PATH (or $OPENCLAW_CLI).
 
 Options:
-  --workspace <dir>        workspace root (default $OPENCLAW_WORKSPACE or ~/.openclaw/workspace)
+  --workspace <dir>        workspace root (default: agents.defaults.workspace in openclaw.json, else ~/.openclaw/workspace)
   --out <file>             output file (default: <workspace>/${INITIATIVE_DIR}/baseline-context.txt)
   --config <file>          openclaw.json for budgets, owner ids and the hook's policy entry
   --live                   also query a running gateway
@@ -61,9 +61,9 @@ await runScript("capture-baseline", async () => {
     strict: true,
   });
   if (values.help) printHelpAndExit(HELP);
-  const workspace = resolveWorkspace(values.workspace);
   const timeoutMs = parseIntegerOption("timeout-ms", values["timeout-ms"], 30_000, 1);
   const configPath = values.config ?? resolveOpenClawConfigPath();
+  const workspace = resolveWorkspace(values.workspace, process.env, path.resolve(configPath));
   if (values.config && !loadOpenClawConfigFile(values.config)) throw new UsageError(`cannot read --config ${values.config} as JSON5`);
   const cfg = loadOpenClawConfigFile(configPath);
 

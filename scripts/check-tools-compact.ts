@@ -17,7 +17,7 @@ Checks TOOLS_COMPACT.md against AC-6:
     no paragraph or entry over ${DEFAULT_CHECK_OPTIONS.maxParagraphWords} words
 
 Options:
-  --workspace <dir>            check <dir>/TOOLS_COMPACT.md (default $OPENCLAW_WORKSPACE or ~/.openclaw/workspace)
+  --workspace <dir>            check <dir>/TOOLS_COMPACT.md (default: agents.defaults.workspace in openclaw.json, else ~/.openclaw/workspace)
   --file <path>                check this file instead (e.g. a draft)
   --section <name>             required section; repeat to replace the default list
   --max-tokens <n>             size limit (default ${DEFAULT_CHECK_OPTIONS.maxTokens})

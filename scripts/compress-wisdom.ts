@@ -33,7 +33,7 @@ promote
   written instead) and only the Wisdom section changes.
 
 Options:
-  --workspace <dir>       workspace root (default $OPENCLAW_WORKSPACE or ~/.openclaw/workspace)
+  --workspace <dir>       workspace root (default: agents.defaults.workspace in openclaw.json, else ~/.openclaw/workspace)
   --dry-run               run: print prompt + source stats only
   --days <n>              run: daily notes window (default ${DEFAULT_COLLECT_OPTIONS.days})
   --date <YYYY-MM-DD>     run: "today" for the window and the _Last compressed_ line (default: today, UTC)

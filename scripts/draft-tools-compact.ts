@@ -29,7 +29,7 @@ Writes <workspace>/${INITIATIVE_DIR}/TOOLS_COMPACT_DRAFT.md (or --out; an existi
 up first). It never writes TOOLS_COMPACT.md: review the draft and copy it yourself.
 
 Options:
-  --workspace <dir>   workspace root (default $OPENCLAW_WORKSPACE or ~/.openclaw/workspace)
+  --workspace <dir>   workspace root (default: agents.defaults.workspace in openclaw.json, else ~/.openclaw/workspace)
   --tools <file>      source (default <workspace>/TOOLS.md, else backups/TOOLS.md.bak)
   --out <file>        draft path; a file named TOOLS_COMPACT.md is refused
   --section <name>    required section; repeat to replace the default list

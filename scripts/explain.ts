@@ -6,10 +6,12 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { explainWorkspace, formatExplanation } from "../src/bootstrap/explain.ts";
 import { loadOpenClawConfigFile } from "../src/openclaw/config-file.ts";
+import { resolveWorkspace } from "../src/ops/paths.ts";
 
-const USAGE = `Usage: npm run explain -- --workspace <dir> [--session-key <key>] [--config <openclaw.json>] [--json]
+const USAGE = `Usage: npm run explain -- [--workspace <dir>] [--session-key <key>] [--config <openclaw.json>] [--json]
 
-  --workspace, -w    workspace directory to explain (required)
+  --workspace, -w    workspace directory to explain (default: agents.defaults.workspace in
+                     openclaw.json, else $OPENCLAW_WORKSPACE_DIR, else ~/.openclaw/workspace)
   --session-key, -k  explain one session key instead of one sample key per session type
   --config, -c       openclaw.json to read owner ids, file-set overrides and budgets from
   --json             print JSON instead of a Markdown table
@@ -42,9 +44,12 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (!values.workspace) fail("--workspace is required");
-  const workspaceDir = path.resolve(values.workspace);
-  if (!fs.existsSync(workspaceDir) || !fs.statSync(workspaceDir).isDirectory()) fail(`workspace is not a directory: ${workspaceDir}`);
+  let workspaceDir: string;
+  try {
+    workspaceDir = resolveWorkspace(values.workspace, process.env, values.config ? path.resolve(values.config) : undefined);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const sessionKey = values["session-key"];
   if (sessionKey !== undefined && sessionKey.trim() === "") fail("--session-key is empty");
 

@@ -12,32 +12,38 @@ import { resolveWorkspace } from "../src/ops/paths.ts";
 
 const BUNDLE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-const HELP = `Usage: npm run install-hooks -- --workspace <dir> [--config <openclaw.json>] [--mode auto|pack|link|copy] [--no-cli]
-       npm run install-hooks -- --workspace <dir> --uninstall [--mode ...]
+const HELP = `Usage: npm run install-hooks -- [--workspace <dir>] [--config <openclaw.json>] [--mode auto|pack|link|copy] [--no-cli]
+       npm run install-hooks -- [--workspace <dir>] --uninstall
 
-Installs the ${PACK_ID} hook pack (${HOOK_NAMES.join(", ")}) so the gateway loads it:
-  pack  openclaw plugins install <clean copy> --force: copied to <stateDir>/hooks/${PACK_ID}, runtime
-        dependencies installed by OpenClaw (managed source: wins over workspace hooks of the same name)
+Installs the ${PACK_ID} hook pack (${HOOK_NAMES.join(", ")}) so the gateway loads it. This is the
+one supported install path: it hands OpenClaw a clean copy of the pack (no .git, tests or dev
+dependencies) and knows each OpenClaw version's command.
+  pack  through the openclaw CLI: the pack is copied to <stateDir>/hooks/${PACK_ID} and OpenClaw
+        installs its runtime dependencies (2026.9.x: openclaw plugins install <dir> --force;
+        2026.3.x: openclaw hooks install <dir>)
   link  <workspace>/hooks/${PACK_ID} -> symlink to this checkout (dependencies from the checkout)
   copy  <workspace>/hooks/${PACK_ID} <- copy of the pack, then npm install --omit=dev inside it
   auto  pack when the openclaw CLI is on PATH (or $OPENCLAW_CLI), else link (default)
-Then enables both hooks in openclaw.json (hooks.internal.entries.<name>.enabled: true; workspace
-hooks are off by default) and, with the CLI, checks \`openclaw hooks list --json\` shows them eligible.
-Idempotent. Anything in the way is moved aside (never deleted); openclaw.json is backed up before edits.
-Restart the gateway afterwards if its reload mode is "off".
+Then enables both hooks in openclaw.json (hooks.internal.entries.<name>.enabled: true) and, with
+the CLI, checks that \`openclaw hooks list --json\` shows them eligible.
+Before changing anything it saves openclaw.json as it is (${PACK_ID}.install-state.json next to it).
+Idempotent. Restart the gateway afterwards if its reload mode is "off".
 
---uninstall removes the link (or moves the copy aside), runs \`openclaw plugins uninstall\` in pack
-mode, and drops the two entries from openclaw.json (entries with your own settings are kept, disabled).
+--uninstall removes what install added (the installed pack or the link; a folder install moved
+aside is put back) and puts openclaw.json back exactly as it was before install, comments included.
+If you edited openclaw.json since, only our hook entries are undone and the pre-install file is
+saved next to it. Anything it cannot remove is listed, and it exits 1.
 
 Options:
-  --workspace <dir>  agent workspace (required; the one in agents.defaults.workspace)
+  --workspace <dir>  agent workspace (default: agents.defaults.workspace in openclaw.json,
+                     else $OPENCLAW_WORKSPACE_DIR, else <state dir>/workspace, i.e. ~/.openclaw/workspace)
   --config <file>    openclaw.json (default $OPENCLAW_CONFIG_PATH or <state dir>/openclaw.json)
   --mode <m>         auto | pack | link | copy (default auto)
   --no-cli           never call the openclaw CLI
   --uninstall        reverse the install
   -h, --help         show this help
 
-Exit codes: 0 installed and verified, 1 install or verification failed, 2 bad usage.`;
+Exit codes: 0 done and verified, 1 install, verification or uninstall failed, 2 bad usage.`;
 
 await runScript("install", async () => {
   const { values } = parseArgs({
@@ -52,26 +58,24 @@ await runScript("install", async () => {
     strict: true,
   });
   if (values.help) printHelpAndExit(HELP);
-  if (!values.workspace) throw new UsageError("--workspace <dir> is required");
   if (!["auto", "pack", "link", "copy"].includes(values.mode)) throw new UsageError(`--mode must be auto, pack, link or copy, got "${values.mode}"`);
-  const workspace = resolveWorkspace(values.workspace);
   const configPath = path.resolve(values.config ?? resolveOpenClawConfigPath());
+  const workspace = resolveWorkspace(values.workspace, process.env, configPath);
   const cli = values["no-cli"] ? undefined : findOpenClawCli();
   const mode: InstallMode = values.mode === "auto" ? (cli ? "pack" : "link") : (values.mode as InstallMode);
   if (mode === "pack" && !cli) throw new UsageError("--mode pack needs the openclaw CLI on PATH (or $OPENCLAW_CLI)");
   const params = { bundleRoot: BUNDLE_ROOT, workspace, configPath, mode, cli, log: (line: string) => console.log(`- ${line}`) };
 
   if (values.uninstall) {
-    const steps = await withProgress("uninstalling", () => uninstall(params));
-    for (const step of steps) console.log(`- ${step}`);
+    const report = await withProgress("uninstalling", () => uninstall(params));
+    for (const step of report.steps) console.log(`- ${step}`);
+    if (report.leftovers.length > 0) throw new CheckFailedError(`uninstall incomplete; remove these by hand:\n  - ${report.leftovers.join("\n  - ")}`);
     console.log("Uninstalled. Restart the gateway if its reload mode is off.");
     return 0;
   }
   console.log(`Installing ${PACK_ID} (${mode} mode${cli ? `, CLI ${cli}` : ", no openclaw CLI"}) for workspace ${workspace}`);
   const report = await withProgress("installing", () => install(params));
-  if (report.eligibility) {
-    for (const hook of report.eligibility) console.log(`  ${hook.name}: ${hook.found ? (hook.eligible ? `eligible (${hook.source})` : `NOT eligible: ${hook.blockedReason}`) : "not listed"}`);
-  }
+  for (const line of report.lines) console.log(`  ${line}`);
   if (report.problems.length > 0) throw new CheckFailedError(`installed, but verification failed:\n  - ${report.problems.join("\n  - ")}`);
   console.log(`Installed and verified${cli ? " (openclaw hooks list shows both hooks eligible)" : " (files and dependencies checked; no CLI to ask the gateway)"}.`);
   return 0;

@@ -1,5 +1,6 @@
 #!/usr/bin/env -S npx tsx
 // One-command revert for each ACI migration phase (spec appendix B).
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { resolveOpenClawConfigPath } from "../src/openclaw/config-file.ts";
 import { CheckFailedError, UsageError, printHelpAndExit, runScript, withProgress } from "../src/ops/cli.ts";
@@ -24,7 +25,7 @@ openclaw.json (comments kept; JSON5-only syntax falls back to json5 after a time
 
 Options:
   --phase <p>        phase to revert (required)
-  --workspace <dir>  workspace root (default $OPENCLAW_WORKSPACE or ~/.openclaw/workspace)
+  --workspace <dir>  workspace root (default: agents.defaults.workspace in openclaw.json, else ~/.openclaw/workspace)
   --config <file>    openclaw.json (default $OPENCLAW_CONFIG_PATH or <state dir>/openclaw.json)
   --restore-soul     phase 1 option B
   --no-cli           never call the openclaw CLI, edit openclaw.json directly
@@ -48,8 +49,8 @@ await runScript("rollback", async () => {
   if (!values.phase) throw new UsageError("--phase is required (0, 1, 2, 3, 4 or full)");
   if (!(ROLLBACK_PHASES as readonly string[]).includes(values.phase)) throw new UsageError(`unknown --phase "${values.phase}" (expected one of ${ROLLBACK_PHASES.join(", ")})`);
   if (values["restore-soul"] && values.phase !== "1") throw new UsageError("--restore-soul only applies to --phase 1");
-  const workspace = resolveWorkspace(values.workspace);
   const configPath = values.config ?? resolveOpenClawConfigPath();
+  const workspace = resolveWorkspace(values.workspace, process.env, path.resolve(configPath));
   const cli = values["no-cli"] ? undefined : findOpenClawCli();
   const steps = await withProgress(`rolling back phase ${values.phase}`, () =>
     rollback({ workspace, phase: values.phase as RollbackPhase, configPath, restoreSoul: values["restore-soul"], cli }),

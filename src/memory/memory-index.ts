@@ -5,7 +5,7 @@ import MiniSearch from "minisearch";
 import { getLogger } from "../core/log.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/lock.ts";
-import type { RetrievedMemory } from "../context/types.ts";
+import type { RetrievedMemory } from "./types.ts";
 import { chunkRankingMultiplier } from "../hygiene/confidence.ts";
 import type { ScoringConfig } from "../hygiene/confidence.ts";
 import { applyMemoryConfidence, calibratedScore, inverseDocumentFrequency } from "./calibrate.ts";

@@ -1,6 +1,6 @@
-import type { Retriever } from "../context/types.ts";
 import { loadHygieneConfigCached } from "../hygiene/config.ts";
 import type { ScoringConfig } from "../hygiene/confidence.ts";
+import type { Retriever } from "./types.ts";
 import type { MemoryIndex } from "./memory-index.ts";
 
 /**

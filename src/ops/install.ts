@@ -1,19 +1,32 @@
 import { execFile } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { HOOK_KEYS } from "../core/records.ts";
+import { expandHome, openClawStateDir } from "../openclaw/config-file.ts";
+import { isObject } from "../openclaw/events.ts";
 import { cliEnvForConfig, parseCliJson, runOpenClaw } from "./openclaw-cli.ts";
-import { captureHookState, readOpenClawJson, removeHookEntries, restoreHookState, setHookEntries } from "./openclaw-json.ts";
+import { captureHookState, editOpenClawJson, readOpenClawJson, revertHookState, setHookEntries } from "./openclaw-json.ts";
 import type { HookStateRecord } from "./openclaw-json.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
-import { exists } from "./safe-write.ts";
+import { backupBeforeChange, exists } from "./safe-write.ts";
 import { timestamp } from "./paths.ts";
+import { companionPluginUnit } from "./plugin-install.ts";
 
-// Make the bundle loadable by a user's OpenClaw (internals §6):
-//   pack  `openclaw plugins install <clean copy> --force` → <stateDir>/hooks/<id> (managed source), deps installed by OpenClaw
-//   link  <workspace>/hooks/openclaw-context → symlink to this checkout (workspace source; deps from the checkout)
+// Make the bundle loadable by a user's OpenClaw, and take it out again.
+//
+// An install is a list of units (today: the hook pack; a companion plugin adds a second one).
+// Each unit puts itself in place and returns a small record of what it did; uninstall hands that
+// record back, in reverse order. openclaw.json is snapshotted ONCE, before any unit runs (the
+// `openclaw plugins|hooks install` commands rewrite it: they enable entries, add install records,
+// and strip comments), so uninstall can put the file back byte for byte.
+//
+// Hook pack modes:
+//   pack  the openclaw CLI copies a clean copy to <stateDir>/hooks/<id> and installs its deps
+//         (2026.9.x: `plugins install <dir> --force`; 2026.3.x: `hooks install <dir>`)
+//   link  <workspace>/hooks/openclaw-context → symlink to this checkout
 //   copy  <workspace>/hooks/openclaw-context ← copy of the pack, `npm install --omit=dev` inside it
 // Workspace hooks load only with hooks.internal.entries.<name>.enabled: true, so both entries are enabled.
 
@@ -29,9 +42,50 @@ export type InstallParams = {
   mode: InstallMode;
   cli?: string;
   log: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
 };
 
 export type HookEligibility = { name: string; found: boolean; eligible: boolean; source?: string; blockedReason?: string };
+
+/** What one unit left behind, as JSON in the install record; uninstall gets it back. */
+export type UnitRecord = { [key: string]: unknown };
+
+export type UnitRemoval = {
+  /** What was done, one line each. */
+  steps: string[];
+  /** What could not be removed: printed as "remove by hand" lines, and uninstall exits 1. */
+  leftovers: string[];
+};
+
+/** One installable part of the bundle. Add a unit to INSTALL_UNITS to install it with the rest. */
+export type InstallUnit = {
+  id: string;
+  install(params: InstallParams, previous: UnitRecord | undefined): Promise<UnitRecord>;
+  /** Problems found after install (empty: verified). */
+  verify?(params: InstallParams, record: UnitRecord): Promise<{ lines: string[]; problems: string[] }>;
+  uninstall(params: InstallParams, record: UnitRecord | undefined): Promise<UnitRemoval>;
+  /**
+   * Undo this unit's edits in a parsed openclaw.json. Used only when the file changed after
+   * install (by the operator or the gateway), so the snapshot cannot simply be written back.
+   */
+  revertConfig?(config: Record<string, unknown>, record: UnitRecord | undefined): boolean;
+};
+
+/** Kept next to openclaw.json (install-state file). */
+export type InstallRecord = {
+  pack: typeof PACK_ID;
+  version: 2;
+  mode: InstallMode;
+  /** openclaw.json before the first install step: its exact text, or absent. */
+  configBefore: { existed: boolean; text?: string };
+  /** sha256 of openclaw.json as install left it: equal at uninstall → restore configBefore verbatim. */
+  configAfterSha256?: string;
+  /** Hook settings before install (for the structural undo when the file changed since). */
+  hookStateBefore: HookStateRecord;
+  units: Record<string, UnitRecord>;
+  /** Set once uninstall has put openclaw.json back (while other leftovers keep the record alive). */
+  configRestored?: boolean;
+};
 
 function run(command: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
@@ -41,7 +95,20 @@ function run(command: string, args: string[], cwd: string, timeoutMs = 300_000):
   });
 }
 
-async function readManifest(root: string): Promise<{ dependencies?: Record<string, string>; openclaw?: { hooks?: string[] } }> {
+function sha256(text: string): string {
+  return crypto.createHash("sha256").update(text).digest("hex");
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+async function readManifest(root: string): Promise<{ name?: string; dependencies?: Record<string, string>; openclaw?: { hooks?: string[] } }> {
   return JSON.parse(await fs.readFile(path.join(root, "package.json"), "utf8"));
 }
 
@@ -88,7 +155,7 @@ export async function stageCleanCopy(bundleRoot: string, target: string): Promis
   });
 }
 
-/** Kept next to openclaw.json: the hook settings as they were before the first install. */
+/** Kept next to openclaw.json: what install changed, so uninstall can undo it. */
 export function installRecordPath(configPath: string): string {
   return path.join(path.dirname(configPath), `${PACK_ID}.install-state.json`);
 }
@@ -116,20 +183,50 @@ export async function hookEligibility(cli: string, configPath: string, options: 
   return rows;
 }
 
-async function placeInWorkspace(params: InstallParams): Promise<void> {
+/**
+ * The CLI command that installs a hook pack from a folder, as it works on this OpenClaw:
+ * 2026.9.x deprecates `hooks install` and wants `plugins install <dir> --force` (without --force a
+ * non-interactive install is cancelled); 2026.3.x has no --force and refuses a hook pack under
+ * `plugins install` ("missing openclaw.extensions"), so it takes `hooks install <dir>`.
+ */
+export async function hookPackInstallCommand(cli: string, configPath: string): Promise<string[]> {
+  const help = await runOpenClaw(cli, ["hooks", "--help"], { env: cliEnvForConfig(configPath) });
+  const installLine = `${help.stdout}\n${help.stderr}`.split("\n").find((line) => /^\s*install\b/.test(line)) ?? "";
+  return /deprecated/i.test(installLine) ? ["plugins", "install", "<dir>", "--force"] : ["hooks", "install", "<dir>"];
+}
+
+/** `Installing to <dir>…` in the CLI's output names where the pack went. */
+function installPathFromOutput(output: string): string | undefined {
+  const match = /Installing to (.+?)(?:…|\.\.\.)?\s*$/m.exec(output);
+  return match?.[1]?.trim();
+}
+
+/** Only ever delete a folder that holds our own pack (package.json name). */
+async function holdsOurPack(dir: string): Promise<boolean> {
+  try {
+    return (await readManifest(dir)).name === PACK_ID;
+  } catch {
+    return false;
+  }
+}
+
+async function placeInWorkspace(params: InstallParams, previous: UnitRecord | undefined): Promise<UnitRecord> {
   const target = workspaceHookDir(params.workspace);
+  const record: UnitRecord = { mode: params.mode, path: target };
+  if (typeof previous?.movedAside === "string") record.movedAside = previous.movedAside;
   await fs.mkdir(path.dirname(target), { recursive: true });
   const current = await fs.lstat(target).catch(() => undefined);
   if (current) {
     const pointsHere = current.isSymbolicLink() && path.resolve(path.dirname(target), await fs.readlink(target)) === path.resolve(params.bundleRoot);
     if (params.mode === "link" && pointsHere) {
       params.log(`link already in place: ${target} → ${params.bundleRoot}`);
-      return;
+      return record;
     }
-    // Someone else's (or an older) copy: move it aside, never delete it.
+    // Someone else's (or an older) copy: move it aside, never delete it; uninstall puts it back.
     const aside = `${target}.replaced-${timestamp()}`;
     await fs.rename(target, aside);
     params.log(`moved existing ${target} to ${aside}`);
+    if (!(current.isSymbolicLink() && pointsHere) && !(await holdsOurPack(aside)) && record.movedAside === undefined) record.movedAside = aside;
   }
   if (params.mode === "link") {
     await fs.symlink(path.resolve(params.bundleRoot), target, "dir");
@@ -141,17 +238,143 @@ async function placeInWorkspace(params: InstallParams): Promise<void> {
       const npm = await run("npm", ["install", "--no-audit", "--no-fund"], params.bundleRoot);
       if (npm.code !== 0) throw new Error(`npm install failed in ${params.bundleRoot}: ${npm.output.slice(-500)}`);
     }
-    return;
+    return record;
   }
   await stageCleanCopy(params.bundleRoot, target);
   params.log(`copied the pack to ${target}; installing runtime dependencies (npm install --omit=dev)`);
   const npm = await run("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], target);
   if (npm.code !== 0) throw new Error(`npm install failed in ${target}: ${npm.output.slice(-500)}`);
+  return record;
 }
 
-export type InstallReport = { mode: InstallMode; steps: string[]; eligibility?: HookEligibility[]; problems: string[] };
+async function installWithCli(params: InstallParams, cli: string): Promise<UnitRecord> {
+  const command = await hookPackInstallCommand(cli, params.configPath);
+  const staging = await fs.mkdtemp(path.join(os.tmpdir(), "openclaw-context-pack-"));
+  try {
+    const staged = path.join(staging, PACK_ID);
+    await stageCleanCopy(params.bundleRoot, staged);
+    const args = command.map((arg) => (arg === "<dir>" ? staged : arg));
+    params.log(`openclaw ${command.join(" ").replace("<dir>", "<clean copy>")} (copies to <stateDir>/hooks/${PACK_ID}, installs dependencies)`);
+    const result = await runOpenClaw(cli, args, { env: cliEnvForConfig(params.configPath, params.env), timeoutMs: 600_000 });
+    if (result.code !== 0) throw new Error(`openclaw ${command[0]} install failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-800)}`);
+    const installPath = installPathFromOutput(`${result.stdout}\n${result.stderr}`) ?? path.join(openClawStateDir(params.env), "hooks", PACK_ID);
+    return { mode: "pack", path: installPath, command: command.join(" ") };
+  } finally {
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+}
 
-export async function install(params: InstallParams): Promise<InstallReport> {
+/** The hook pack (aci-bootstrap + ethos-context). */
+export const hookPackUnit: InstallUnit = {
+  id: "hook-pack",
+  async install(params, previous) {
+    let record: UnitRecord;
+    if (params.mode === "pack") {
+      if (!params.cli) throw new Error("pack mode needs the openclaw CLI (on PATH or $OPENCLAW_CLI); use --mode link or copy without it");
+      record = await installWithCli(params, params.cli);
+    } else {
+      record = await placeInWorkspace(params, previous);
+      const cfg = await readOpenClawJson(params.configPath).catch(() => undefined);
+      const configured = (cfg as { agents?: { defaults?: { workspace?: unknown } } } | undefined)?.agents?.defaults?.workspace;
+      if (typeof configured === "string" && path.resolve(expandHome(configured, params.env)) !== path.resolve(params.workspace)) {
+        params.log(`WARNING: openclaw.json agents.defaults.workspace is ${configured}, not ${params.workspace}: the gateway will not see these workspace hooks`);
+      }
+    }
+    const edit = await setHookEntries(params.configPath, HOOK_NAMES.map((hookKey) => ({ hookKey, enabled: true })));
+    params.log(edit.changed ? `enabled ${HOOK_NAMES.join(", ")} in ${params.configPath}` : `${HOOK_NAMES.join(", ")} already enabled in ${params.configPath}`);
+    return record;
+  },
+  async verify(params, record) {
+    const lines: string[] = [];
+    const problems: string[] = [];
+    if (params.cli) {
+      for (const hook of await hookEligibility(params.cli, params.configPath)) {
+        lines.push(`${hook.name}: ${hook.found ? (hook.eligible ? `eligible (${hook.source})` : `NOT eligible: ${hook.blockedReason}`) : "not listed"}`);
+        if (!hook.found) problems.push(`openclaw hooks list does not show ${hook.name}${hook.blockedReason ? ` (${hook.blockedReason})` : ""}; if a gateway is running, restart it and run install again`);
+        else if (!hook.eligible) problems.push(`${hook.name} is not eligible (${hook.blockedReason ?? "unknown reason"}, source ${hook.source})`);
+      }
+    } else if (record.mode !== "pack") {
+      // No CLI: check what the gateway will import.
+      const target = String(record.path);
+      problems.push(...(await checkPackFiles(target)).map((problem) => `installed copy: ${problem}`));
+      const missing = await missingDependencies(target);
+      if (missing.length) problems.push(`dependencies do not resolve from ${target}: ${missing.join(", ")}`);
+    }
+    return { lines, problems };
+  },
+  async uninstall(params, record) {
+    const steps: string[] = [];
+    const leftovers: string[] = [];
+    // Without a record (installed by hand or by an older version): look where each mode puts it.
+    const candidates = record
+      ? [String(record.path)]
+      : [path.join(openClawStateDir(params.env), "hooks", PACK_ID), workspaceHookDir(params.workspace)];
+    for (const target of candidates) {
+      const current = await fs.lstat(target).catch(() => undefined);
+      if (!current) {
+        if (record) steps.push(`${target} is already gone`);
+        continue;
+      }
+      try {
+        if (current.isSymbolicLink()) {
+          await fs.unlink(target);
+          steps.push(`removed link ${target}`);
+        } else if (await holdsOurPack(target)) {
+          await fs.rm(target, { recursive: true, force: true });
+          steps.push(`removed ${target}`);
+        } else {
+          leftovers.push(`${target} (not recognised as the ${PACK_ID} pack: left in place)`);
+        }
+      } catch (error) {
+        leftovers.push(`${target} (${(error as Error).message})`);
+      }
+    }
+    if (typeof record?.movedAside === "string" && (await exists(record.movedAside))) {
+      const original = String(record.path);
+      if (await exists(original)) leftovers.push(`${record.movedAside} (was at ${original}; something is there again, so it was not moved back)`);
+      else {
+        await fs.rename(record.movedAside, original);
+        steps.push(`moved ${record.movedAside} back to ${original}`);
+      }
+    }
+    if (record?.mode === "pack" && String(record.command ?? "").startsWith("plugins")) {
+      // Verified on 2026.9.6: `plugins uninstall` refuses hook packs ("not associated with a tracked
+      // package install") and no command removes the install record OpenClaw keeps in its state
+      // database. With the files gone the record names hooks that no longer exist: nothing loads.
+      steps.push(`note: OpenClaw keeps its own record of the ${PACK_ID} hook-pack install in its state database (no CLI removes it); with the files gone it loads nothing`);
+    }
+    return { steps, leftovers };
+  },
+  revertConfig(config) {
+    const hooks = isObject(config.hooks) ? config.hooks : undefined;
+    const internal = isObject(hooks?.internal) ? hooks.internal : undefined;
+    const installs = isObject(internal?.installs) ? internal.installs : undefined;
+    if (!installs || !(PACK_ID in installs)) return false;
+    delete installs[PACK_ID];
+    if (internal && Object.keys(installs).length === 0) delete internal.installs;
+    return true;
+  },
+};
+
+/** Every installable unit, in install order (uninstall runs them in reverse). */
+export const INSTALL_UNITS: InstallUnit[] = [hookPackUnit, companionPluginUnit];
+
+async function readRecord(configPath: string): Promise<InstallRecord | undefined> {
+  const text = await readText(installRecordPath(configPath));
+  if (text === undefined) return undefined;
+  const parsed = JSON.parse(text) as Partial<InstallRecord> & { before?: HookStateRecord };
+  if (parsed.version === 2) return parsed as InstallRecord;
+  // Version 1 (older install-hooks): only the hook settings were recorded.
+  return { pack: PACK_ID, version: 2, mode: (parsed.mode as InstallMode) ?? "link", configBefore: { existed: true }, hookStateBefore: parsed.before ?? { entries: {} }, units: {} };
+}
+
+async function writeRecord(configPath: string, record: InstallRecord): Promise<void> {
+  await writeFileAtomic(installRecordPath(configPath), JSON.stringify(record, null, 2) + "\n");
+}
+
+export type InstallReport = { mode: InstallMode; steps: string[]; lines: string[]; problems: string[] };
+
+export async function install(params: InstallParams, units: InstallUnit[] = INSTALL_UNITS): Promise<InstallReport> {
   const steps: string[] = [];
   const log = (line: string) => {
     steps.push(line);
@@ -160,82 +383,89 @@ export async function install(params: InstallParams): Promise<InstallReport> {
   const problems = await checkPackFiles(params.bundleRoot);
   if (problems.length > 0) throw new Error(`the bundle is incomplete: ${problems.join("; ")}`);
 
-  if (params.mode === "pack") {
-    if (!params.cli) throw new Error("pack mode needs the openclaw CLI (on PATH or $OPENCLAW_CLI); use --mode link or copy without it");
-    const staging = await fs.mkdtemp(path.join(os.tmpdir(), "openclaw-context-pack-"));
-    try {
-      const staged = path.join(staging, PACK_ID);
-      await stageCleanCopy(params.bundleRoot, staged);
-      log(`openclaw plugins install ${staged} --force (copies to <stateDir>/hooks/${PACK_ID}, installs dependencies)`);
-      const result = await runOpenClaw(params.cli, ["plugins", "install", staged, "--force"], { env: cliEnvForConfig(params.configPath), timeoutMs: 600_000 });
-      if (result.code !== 0) throw new Error(`openclaw plugins install failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-800)}`);
-    } finally {
-      await fs.rm(staging, { recursive: true, force: true });
-    }
-  } else {
-    await placeInWorkspace({ ...params, log });
-    const cfg = await readOpenClawJson(params.configPath).catch(() => undefined);
-    const configured = (cfg as { agents?: { defaults?: { workspace?: unknown } } } | undefined)?.agents?.defaults?.workspace;
-    if (typeof configured === "string" && path.resolve(configured.replace(/^~(?=\/)/, os.homedir())) !== path.resolve(params.workspace)) {
-      log(`WARNING: openclaw.json agents.defaults.workspace is ${configured}, not ${params.workspace}: the gateway will not see these workspace hooks`);
-    }
+  // The snapshot comes first: the CLI install commands rewrite openclaw.json. A re-run keeps the
+  // original snapshot (the file it sees now is already our install's).
+  let record = await readRecord(params.configPath);
+  if (!record) {
+    const text = await readText(params.configPath);
+    record = {
+      pack: PACK_ID,
+      version: 2,
+      mode: params.mode,
+      configBefore: text === undefined ? { existed: false } : { existed: true, text },
+      hookStateBefore: await captureHookState(params.configPath, HOOK_NAMES),
+      units: {},
+    };
+    await writeRecord(params.configPath, record);
   }
+  record.mode = params.mode;
 
-  // Record the pre-install hook settings once (a re-run must not overwrite the original state).
-  const recordPath = installRecordPath(params.configPath);
-  if (!(await exists(recordPath))) {
-    const state = await captureHookState(params.configPath, HOOK_NAMES);
-    await writeFileAtomic(recordPath, JSON.stringify({ pack: PACK_ID, mode: params.mode, before: state }, null, 2) + "\n");
+  const unitParams = { ...params, log };
+  const report: InstallReport = { mode: params.mode, steps, lines: [], problems: [] };
+  for (const unit of units) {
+    record.units[unit.id] = await unit.install(unitParams, record.units[unit.id]);
+    await writeRecord(params.configPath, record);
   }
-  const edit = await setHookEntries(params.configPath, HOOK_NAMES.map((hookKey) => ({ hookKey, enabled: true })));
-  log(edit.changed ? `enabled ${HOOK_NAMES.join(", ")} in ${params.configPath}: ${edit.notes.join("; ")}` : `${HOOK_NAMES.join(", ")} already enabled in ${params.configPath}`);
-
-  const report: InstallReport = { mode: params.mode, steps, problems: [] };
-  if (params.cli) {
-    report.eligibility = await hookEligibility(params.cli, params.configPath);
-    for (const hook of report.eligibility) {
-      if (!hook.found) report.problems.push(`openclaw hooks list does not show ${hook.name}${hook.blockedReason ? ` (${hook.blockedReason})` : ""}; if a gateway is running, restart it and run install again`);
-      else if (!hook.eligible) report.problems.push(`${hook.name} is not eligible (${hook.blockedReason ?? "unknown reason"}, source ${hook.source})`);
-    }
-  } else if (params.mode !== "pack") {
-    // No CLI: check what the gateway will import.
-    const target = workspaceHookDir(params.workspace);
-    report.problems.push(...(await checkPackFiles(target)).map((problem) => `installed copy: ${problem}`));
-    const missing = await missingDependencies(target);
-    if (missing.length) report.problems.push(`dependencies do not resolve from ${target}: ${missing.join(", ")}`);
+  for (const unit of units) {
+    const verified = await unit.verify?.(unitParams, record.units[unit.id]);
+    report.lines.push(...(verified?.lines ?? []));
+    report.problems.push(...(verified?.problems ?? []));
   }
+  const after = await readText(params.configPath);
+  record.configAfterSha256 = after === undefined ? undefined : sha256(after);
+  await writeRecord(params.configPath, record);
   return report;
 }
 
-export async function uninstall(params: InstallParams): Promise<string[]> {
+export type UninstallReport = { steps: string[]; leftovers: string[] };
+
+/** openclaw.json back as it was: verbatim when untouched since install, else only our edits undone. */
+async function restoreConfig(params: InstallParams, record: InstallRecord | undefined, units: InstallUnit[]): Promise<string[]> {
+  const current = await readText(params.configPath);
+  if (record?.configBefore.text !== undefined || record?.configBefore.existed === false) {
+    if (current !== undefined && record.configAfterSha256 === sha256(current)) {
+      const backup = await backupBeforeChange(params.configPath, path.dirname(params.configPath));
+      if (record.configBefore.existed) await writeFileAtomic(params.configPath, record.configBefore.text!);
+      else await fs.rm(params.configPath, { force: true });
+      return [`${params.configPath} ${record.configBefore.existed ? "restored exactly as it was before install (comments included)" : "removed (install created it)"}; the installed version is in ${backup}`];
+    }
+  }
+  // Changed since install (or no snapshot): undo our entries only, keep everything else.
+  const edit = await editOpenClawJson(params.configPath, (config) => {
+    let changed = revertHookState(config, record?.hookStateBefore, HOOK_NAMES);
+    for (const unit of units) changed = (unit.revertConfig?.(config, record?.units[unit.id]) ?? false) || changed;
+    return changed;
+  });
+  const lines = [edit.changed ? `reverted our hook settings in ${params.configPath}: ${edit.notes.join("; ")}` : `no hook settings of ours left in ${params.configPath}`];
+  if (record?.configBefore.text !== undefined) {
+    const copy = `${params.configPath}.before-${PACK_ID}`;
+    await writeFileAtomic(copy, record.configBefore.text);
+    lines.push(`${params.configPath} changed after install, so only our settings were undone; the file as it was before install is saved in ${copy}`);
+  }
+  return lines;
+}
+
+export async function uninstall(params: InstallParams, units: InstallUnit[] = INSTALL_UNITS): Promise<UninstallReport> {
+  const record = await readRecord(params.configPath);
   const steps: string[] = [];
-  if (params.cli && params.mode === "pack") {
-    const result = await runOpenClaw(params.cli, ["plugins", "uninstall", PACK_ID, "--force"], { env: cliEnvForConfig(params.configPath), timeoutMs: 120_000 });
-    steps.push(result.code === 0 ? `openclaw plugins uninstall ${PACK_ID}: ok` : `openclaw plugins uninstall ${PACK_ID} failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().split("\n")[0]}`);
+  const leftovers: string[] = [];
+  for (const unit of [...units].reverse()) {
+    try {
+      const removal = await unit.uninstall(params, record?.units[unit.id]);
+      steps.push(...removal.steps);
+      leftovers.push(...removal.leftovers);
+    } catch (error) {
+      leftovers.push(`${unit.id}: ${(error as Error).message}`);
+    }
   }
-  const target = workspaceHookDir(params.workspace);
-  const current = await fs.lstat(target).catch(() => undefined);
-  if (current?.isSymbolicLink()) {
-    await fs.unlink(target);
-    steps.push(`removed link ${target}`);
-  } else if (current) {
-    const aside = `${target}.uninstalled-${timestamp()}`;
-    await fs.rename(target, aside);
-    steps.push(`moved ${target} to ${aside} (delete it when you are sure)`);
-  }
-  const recordPath = installRecordPath(params.configPath);
-  let record: { before?: HookStateRecord } | undefined;
   try {
-    record = JSON.parse(await fs.readFile(recordPath, "utf8"));
-  } catch {
-    record = undefined;
+    if (!record?.configRestored) steps.push(...(await restoreConfig(params, record, units)));
+    if (record) record.configRestored = true;
+  } catch (error) {
+    leftovers.push(`${params.configPath}: could not restore (${(error as Error).message}); set hooks.internal.entries.${HOOK_NAMES.join(" / ")}.enabled to false by hand`);
   }
-  const edit = record?.before ? await restoreHookState(params.configPath, record.before) : await removeHookEntries(params.configPath, HOOK_NAMES);
-  steps.push(
-    edit.changed
-      ? `${record?.before ? "restored the pre-install hook settings" : "removed/disabled the hook entries (no install record)"} in ${params.configPath}: ${edit.notes.join("; ")}`
-      : `no hook settings to change in ${params.configPath}`,
-  );
-  if (record) await fs.rm(recordPath, { force: true });
-  return steps;
+  // Keep the record while something is left, so a second run can finish the job.
+  if (leftovers.length === 0) await fs.rm(installRecordPath(params.configPath), { force: true });
+  else if (record) await writeRecord(params.configPath, record);
+  return { steps, leftovers };
 }

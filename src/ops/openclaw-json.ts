@@ -156,37 +156,42 @@ export async function captureHookState(configPath: string, hookKeys: string[]): 
   return record;
 }
 
-/** Undo install's config edits: entries that did not exist go, others get their old `enabled` back. */
-export function restoreHookState(configPath: string, record: HookStateRecord): Promise<ConfigEditResult> {
-  return editOpenClawJson(configPath, (config) => {
-    const hooks = isObject(config.hooks) ? config.hooks : undefined;
-    const internal = isObject(hooks?.internal) ? hooks.internal : undefined;
-    if (!internal) return false;
-    let changed = false;
-    const entries = isObject(internal.entries) ? internal.entries : undefined;
-    for (const [key, before] of Object.entries(record.entries)) {
-      const entry = entries?.[key];
-      if (!entries || !isObject(entry)) continue;
-      if (!before.existed && Object.keys(entry).every((k) => k === "enabled")) delete entries[key];
-      else if (before.enabled === undefined) delete entry.enabled;
-      else entry.enabled = before.enabled;
+/**
+ * Undo install's hook edits in a parsed config: entries that did not exist go, others get their old
+ * `enabled` back. Without a record: entries holding only `enabled` go, others are disabled.
+ */
+export function revertHookState(config: JsonObject, record: HookStateRecord | undefined, hookKeys: string[]): boolean {
+  const hooks = isObject(config.hooks) ? config.hooks : undefined;
+  const internal = isObject(hooks?.internal) ? hooks.internal : undefined;
+  if (!internal) return false;
+  let changed = false;
+  const entries = isObject(internal.entries) ? internal.entries : undefined;
+  for (const key of hookKeys) {
+    const entry = entries?.[key];
+    if (!entries || !isObject(entry)) continue;
+    const before = record?.entries[key] ?? { existed: false };
+    const onlyEnabled = Object.keys(entry).every((k) => k === "enabled");
+    if (!before.existed && onlyEnabled) delete entries[key];
+    else if (!record) entry.enabled = false;
+    else if (before.enabled === undefined) delete entry.enabled;
+    else entry.enabled = before.enabled;
+    changed = true;
+  }
+  if (!record) return changed;
+  if (entries && Object.keys(entries).length === 0) {
+    delete internal.entries;
+    changed = true;
+  }
+  if (record.internalEnabled === undefined) {
+    if ("enabled" in internal) {
+      delete internal.enabled;
       changed = true;
     }
-    if (entries && Object.keys(entries).length === 0) {
-      delete internal.entries;
-      changed = true;
-    }
-    if (record.internalEnabled === undefined) {
-      if ("enabled" in internal) {
-        delete internal.enabled;
-        changed = true;
-      }
-    } else if (internal.enabled !== record.internalEnabled) {
-      internal.enabled = record.internalEnabled;
-      changed = true;
-    }
-    if (Object.keys(internal).length === 0 && hooks) delete hooks.internal;
-    if (hooks && Object.keys(hooks).length === 0) delete config.hooks;
-    return changed;
-  });
+  } else if (internal.enabled !== record.internalEnabled) {
+    internal.enabled = record.internalEnabled;
+    changed = true;
+  }
+  if (Object.keys(internal).length === 0 && hooks) delete hooks.internal;
+  if (hooks && Object.keys(hooks).length === 0) delete config.hooks;
+  return changed;
 }
