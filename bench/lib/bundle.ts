@@ -1,14 +1,36 @@
-// The bundle's embedded retriever and same-turn pipeline, wrapped into the benchmark's
+// The bundle's embedded retriever and its memory-context service, wrapped into the benchmark's
 // RetrieverUnderTest shape. This is the only benchmark file that knows their APIs.
+//
+// A benchmark turn goes through the same service the hook and the plugin call
+// (`createMemoryContextService().buildTurnContext`): scope check, query and skip rules, the
+// ethos.toml gate when one is configured, retrieval, gate, budget, de-duplication, neutralisation,
+// the compact layout and the context-assembler composer. What differs from a gateway turn, and why
+// (also printed under the LoCoMo tables, see BENCH_DIFFERENCES):
+//  - `writeContextFile: false`: the memory folders are read-only benchmark data; the block is the same;
+//  - the index cache lives in a temp folder (`memory.indexCacheDir`), not the state dir;
+//  - the wait is 10 s instead of `awaitTimeoutMs` (250 ms), so a busy benchmark machine cannot turn
+//    a slow search into "nothing injected"; how often a real turn misses the wait is the scale
+//    benchmark's number;
+//  - every question is a fresh main session (de-duplication across turns never hides a memory).
 import { defaultEthosContextConfig } from "../../src/context/config.ts";
-import { prepareQuery, runContextPipeline } from "../../src/context/pipeline.ts";
-import { memoryIndexOptions } from "../../src/context/runtime.ts";
-import { buildMemoryIndex, chunkMarkdown, createEmbeddedRetriever, workspaceMemorySources } from "../../src/memory/index.ts";
+import { formatContextBlock } from "../../src/context/format.ts";
+import { prepareQuery } from "../../src/context/pipeline.ts";
+import { createMemoryContextService, memoryIndexOptions } from "../../src/context/service.ts";
+import { HOOK_KEYS } from "../../src/core/records.ts";
+import { chunkMarkdown, sharedMemoryIndex, workspaceMemorySources } from "../../src/memory/index.ts";
+import type { OpenClawConfig } from "../../src/openclaw/events.ts";
 import type { RetrieverUnderTest } from "./retriever-under-test.ts";
 import type { ChunkCounter } from "../scale/vault.ts";
 
 /** The hook's default config: the benchmark measures what an operator gets out of the box. */
 const CONFIG = defaultEthosContextConfig();
+
+/** How a benchmark turn differs from a gateway turn (printed with the results). */
+export const BENCH_DIFFERENCES =
+  "Turns run through the memory-context service the hook and the plugin call (scope, skip rules, gate, budget, composer), as a fresh main session each; " +
+  "differences from a gateway turn: ETHOS_CONTEXT.md not written (read-only data), index cache in a temp folder, a 10 s wait instead of 250 ms (timeouts are the scale benchmark's figure).";
+
+const BENCH_WAIT_MS = 10_000;
 
 export const bundleChunkCounter: ChunkCounter = (markdown, relPath) =>
   chunkMarkdown(markdown, relPath, { maxChunkChars: CONFIG.memory.maxChunkChars }).length;
@@ -30,9 +52,15 @@ export async function loadBundle(): Promise<RetrieverUnderTest> {
   return {
     name: "bundle",
     async openIndex(workspaceDir, { cacheDir }) {
-      const options = { ...memoryIndexOptions(CONFIG), cacheDir };
-      const index = await buildMemoryIndex(workspaceMemorySources(workspaceDir, CONFIG.memory.extraGlobs), options);
-      const retriever = createEmbeddedRetriever(index);
+      // The openclaw.json a gateway would hold: only the hook entry, with the two bench settings.
+      const openclawConfig = (overrides: Record<string, unknown> = {}): OpenClawConfig =>
+        ({ hooks: { internal: { entries: { [HOOK_KEYS.ethosContext]: { writeContextFile: false, memory: { indexCacheDir: cacheDir }, ...overrides } } } } }) as OpenClawConfig;
+      const config = { ...CONFIG, memory: { ...CONFIG.memory, indexCacheDir: cacheDir } };
+      const options = memoryIndexOptions(config);
+      // The service's own shared index for this workspace (same key), so ranking and turns use one index.
+      const index = sharedMemoryIndex(workspaceMemorySources(workspaceDir, config.memory.extraGlobs), options);
+      await index.refresh();
+      let turn = 0;
       return {
         minRefreshIntervalMs: options.minRefreshIntervalMs ?? 0,
         get chunkCount() {
@@ -45,17 +73,21 @@ export async function loadBundle(): Promise<RetrieverUnderTest> {
           return index.search(prepared.query, limit).map((m) => ({ file: m.file ?? "", headingPath: m.headingPath, date: m.date, text: m.text, score: m.score }));
         },
         async runTurn(message, budgetTokens, options = {}) {
-          // Fresh session each call: no exclusions from earlier turns.
-          const result = await runContextPipeline({
-            message,
-            retriever,
-            config: options.searchTopK ? { ...CONFIG, searchTopK: options.searchTopK } : CONFIG,
-            sessionType: "MAIN_SESSION",
-            maxTokens: budgetTokens,
-            confidenceGate: options.confidenceGate,
+          const overrides: Record<string, unknown> = { maxTokensBySessionType: { MAIN_SESSION: budgetTokens } };
+          if (options.confidenceGate !== undefined) overrides.confidenceGate = options.confidenceGate;
+          if (options.searchTopK !== undefined) overrides.searchTopK = options.searchTopK;
+          // A fresh service per turn: a fresh session, so nothing is excluded as already injected.
+          const service = createMemoryContextService(options.layout === "story-007" ? { format: formatContextBlock } : {});
+          turn += 1;
+          const result = await service.buildTurnContext({
+            sessionKey: "agent:main:main",
+            cfg: openclawConfig(overrides),
+            text: message,
+            workspaceDir,
+            turnKey: `bench-${turn}`,
+            waitMs: BENCH_WAIT_MS,
           });
-          const gate = result.skipped ? `skipped:${result.skipped}` : (result.decision?.tier ?? "none");
-          return { injected: result.block.length > 0, block: result.block, gate };
+          return { injected: result.block.length > 0, block: result.block, gate: result.status === "ok" ? result.reason : `${result.status}:${result.reason}` };
         },
         async refresh() {
           await index.refresh();
