@@ -122,7 +122,7 @@ export class MemoryIndex {
   search(query: string, limit: number, options: { confidence?: ScoringConfig } = {}): RetrievedMemory[] {
     const queryTerms = analyzeQuery(query);
     if (queryTerms.length === 0 || this.chunksById.size === 0 || limit <= 0) return [];
-    const candidates = this.search_.search(queryTerms.join(" ")).slice(0, Math.max(limit * 20, 200));
+    const candidates = this.search_.search(queryTerms.join(" ")).slice(0, Math.max(limit * 5, 200));
     const stats: CorpusStats = {
       documentCount: this.chunksById.size,
       averageLength: this.averageLength,
