@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 600_000,
     pool: "forks",
+    // Hook code under test must not append to the real ~/.openclaw/openclaw-context/logs file.
+    env: { OPENCLAW_CONTEXT_LOG_FILE: "off" },
     // The JSON report lets .ci/run print one plain "N passed, N failed" line for CI.
     reporters: ["default", ["json", { outputFile: ".cache/test-results.json" }]],
     projects: [

@@ -30,6 +30,30 @@ export function servesHost(version) {
   return true;
 }
 
+/**
+ * The host's version: `api.runtime.version` (2026.9), else the `openclaw` package the gateway runs
+ * from (2026.3.13 answers "unknown" there), else the version that last wrote openclaw.json.
+ */
+export function hostVersionOf(api, entryScript = process.argv[1]) {
+  const fromRuntime = api?.runtime?.version;
+  if (versionParts(fromRuntime)) return fromRuntime;
+  try {
+    let dir = path.dirname(fs.realpathSync(entryScript));
+    for (let depth = 0; depth < 4; depth += 1) {
+      const manifest = path.join(dir, "package.json");
+      if (fs.existsSync(manifest)) {
+        const parsed = JSON.parse(fs.readFileSync(manifest, "utf8"));
+        if (parsed?.name === "openclaw" && versionParts(parsed.version)) return parsed.version;
+      }
+      dir = path.dirname(dir);
+    }
+  } catch {
+    /* fall through */
+  }
+  const touched = api?.config?.meta?.lastTouchedVersion;
+  return versionParts(touched) ? touched : undefined;
+}
+
 function isBundleRoot(dir) {
   return fs.existsSync(path.join(dir, "plugin", "adapter.ts")) && fs.existsSync(path.join(dir, "src", "context", "service.ts"));
 }
@@ -58,7 +82,7 @@ export default {
   description: "Memory as prependContext, SOUL.md for subagents, HEARTBEAT.md for cron runs.",
   register(api) {
     try {
-      const hostVersion = api?.runtime?.version;
+      const hostVersion = hostVersionOf(api);
       if (!servesHost(hostVersion)) {
         // 2026.3.13 writes prependContext into the transcript and shows it to the user: the hook pack's
         // record in Project Context stays the delivery there (docs/plugin.md).

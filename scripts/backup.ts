@@ -9,7 +9,8 @@ import { resolveWorkspace } from "../src/ops/paths.ts";
 const HELP = `Usage: npm run backup -- [--workspace <dir>] [--force]
 
 Creates initiatives/adaptive-context-injection/backups/{SOUL,AGENTS,TOOLS}.md.bak in the
-workspace and verifies each copy by sha256 (the Phase 0 hard gate of the ACI spec).
+workspace and verifies each copy by sha256. This is the first step of the migration: nothing else
+should change until these backups exist (the "Phase 0" gate of the ACI spec).
 
 An existing .bak that differs from the live file is kept (it is probably the pre-ACI original)
 and the gate fails; --force first moves it aside to a timestamped copy, then backs up the
@@ -35,6 +36,6 @@ await runScript("backup", async () => {
     console.log(`${status.action.padEnd(16)} ${path.relative(workspace, status.backup)}${hash}${status.previousBackup ? ` (old copy: ${path.relative(workspace, status.previousBackup)})` : ""}`);
   }
   const gate = evaluateBackupGate(statuses);
-  if (!gate.ok) throw new CheckFailedError(`Phase 0 backup gate not met:\n  - ${gate.problems.join("\n  - ")}`);
-  console.log("Phase 0 backup gate: PASS (all three backups exist and match by sha256)");
+  if (!gate.ok) throw new CheckFailedError(`Backup gate (before any change) not met:\n  - ${gate.problems.join("\n  - ")}`);
+  console.log("Backup gate (before any change): PASS (all three backups exist and match by sha256)");
 });

@@ -20,7 +20,7 @@ const HELP = `Usage: npm run baseline -- [--workspace <dir>] [--out <file>] [--c
 Measures every bootstrap file (raw and injected chars, estimated tokens) and, per session type,
 the files and total injected today by OpenClaw 2026.9.6 and with this bundle's aci-bootstrap
 policy (the same src/bootstrap code the hook runs, with your openclaw.json entry). Reports
-whether MEMORY.md is bulk-injected (Phase 0 pre-flight).
+whether MEMORY.md is injected into every turn today (the check to run before any change).
 
 Writes ${INITIATIVE_DIR}/baseline-context.txt in the workspace (an existing file is
 first copied to backups/baseline-context.txt.<timestamp>.bak), or --out <file>.

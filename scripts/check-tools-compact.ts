@@ -4,21 +4,26 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { CheckFailedError, UsageError, parseIntegerOption, printHelpAndExit, runScript } from "../src/ops/cli.ts";
-import { resolveWorkspace } from "../src/ops/paths.ts";
-import { DEFAULT_CHECK_OPTIONS, checkToolsCompact } from "../src/ops/tools-compact.ts";
+import { backupsDir, resolveWorkspace } from "../src/ops/paths.ts";
+import { DEFAULT_CHECK_OPTIONS, checkAgainstSource, checkToolsCompact } from "../src/ops/tools-compact.ts";
 
-const HELP = `Usage: npm run check-tools -- [--workspace <dir> | --file <TOOLS_COMPACT.md>] [--section <name>]...
-                             [--max-tokens <n>] [--max-paragraph-words <n>] [--json]
+const HELP = `Usage: npm run check-tools -- [--workspace <dir> | --file <TOOLS_COMPACT.md>] [--tools <TOOLS.md> | --no-source]
+                             [--section <name>]... [--max-tokens <n>] [--max-paragraph-words <n>] [--json]
 
-Checks TOOLS_COMPACT.md against AC-6:
+Checks that TOOLS_COMPACT.md is a short lookup table (the compact-tools rule, AC-6):
   - at most ${DEFAULT_CHECK_OPTIONS.maxTokens} tokens (estimateTokens = ceil(chars/4))
   - a heading for each required lookup section (default: ${DEFAULT_CHECK_OPTIONS.requiredSections.join(", ")})
   - no narrative prose: no line with ${DEFAULT_CHECK_OPTIONS.narrativeMarkers.map((m) => `"${m}"`).join(", ")} (outside \`code\`),
     no paragraph or entry over ${DEFAULT_CHECK_OPTIONS.maxParagraphWords} words
+  - against TOOLS.md (when there is one): every URL, port, path and command in it appears byte
+    for byte in TOOLS.md (a damaged value, like "http: //host", fails the check); values of the
+    matching TOOLS.md sections that the compact file leaves out are listed as warnings
 
 Options:
   --workspace <dir>            check <dir>/TOOLS_COMPACT.md (default: agents.defaults.workspace in openclaw.json, else ~/.openclaw/workspace)
   --file <path>                check this file instead (e.g. a draft)
+  --tools <path>               TOOLS.md to compare with (default <workspace>/TOOLS.md, else backups/TOOLS.md.bak)
+  --no-source                  skip the comparison with TOOLS.md
   --section <name>             required section; repeat to replace the default list
   --max-tokens <n>             size limit (default ${DEFAULT_CHECK_OPTIONS.maxTokens})
   --max-paragraph-words <n>    long-paragraph limit (default ${DEFAULT_CHECK_OPTIONS.maxParagraphWords})
@@ -32,6 +37,8 @@ await runScript("check-tools-compact", async () => {
     options: {
       workspace: { type: "string" },
       file: { type: "string" },
+      tools: { type: "string" },
+      "no-source": { type: "boolean", default: false },
       section: { type: "string", multiple: true },
       "max-tokens": { type: "string" },
       "max-paragraph-words": { type: "string" },
@@ -42,11 +49,19 @@ await runScript("check-tools-compact", async () => {
   });
   if (values.help) printHelpAndExit(HELP);
   if (values.file && values.workspace) throw new UsageError("give either --file or --workspace, not both");
-  const file = values.file ? path.resolve(values.file) : path.join(resolveWorkspace(values.workspace), "TOOLS_COMPACT.md");
+  let workspace: string | undefined;
+  try {
+    workspace = resolveWorkspace(values.workspace);
+  } catch (error) {
+    // With --file the workspace only supplies TOOLS.md for the comparison.
+    if (!values.file) throw error;
+  }
+  const file = values.file ? path.resolve(values.file) : path.join(workspace!, "TOOLS_COMPACT.md");
   let text: string;
   try {
     text = await fs.readFile(file, "utf8");
   } catch {
+    if (!values.file) throw new UsageError(`there is no ${file} yet: run \`npm run draft-tools\` first, review the draft it writes, then copy it to TOOLS_COMPACT.md`);
     throw new UsageError(`cannot read ${file}`);
   }
   const sections = values.section?.map((name) => name.trim()).filter(Boolean);
@@ -57,11 +72,30 @@ await runScript("check-tools-compact", async () => {
     maxTokens: parseIntegerOption("max-tokens", values["max-tokens"], DEFAULT_CHECK_OPTIONS.maxTokens, 1),
     maxParagraphWords: parseIntegerOption("max-paragraph-words", values["max-paragraph-words"], DEFAULT_CHECK_OPTIONS.maxParagraphWords, 1),
   });
-  if (values.json) console.log(JSON.stringify({ file, ...result }, null, 2));
-  else {
-    console.log(`${file}: ${result.tokens} tokens; sections found: ${result.sectionsFound.join(", ") || "none"}`);
-    for (const violation of result.violations) console.log(`  ${violation.rule}: ${violation.detail}`);
+  // Compare with TOOLS.md: what the compact file damaged (fails) and left out (warnings).
+  let source: { file: string; damaged: string[]; lost: string[] } | undefined;
+  if (!values["no-source"]) {
+    const candidates = values.tools ? [path.resolve(values.tools)] : workspace ? [path.join(workspace, "TOOLS.md"), path.join(backupsDir(workspace), "TOOLS.md.bak")] : [];
+    for (const candidate of candidates) {
+      const tools = await fs.readFile(candidate, "utf8").catch(() => undefined);
+      if (tools === undefined) {
+        if (values.tools) throw new UsageError(`cannot read --tools ${candidate}`);
+        continue;
+      }
+      source = { file: candidate, ...checkAgainstSource(text, tools, sections ?? DEFAULT_CHECK_OPTIONS.requiredSections) };
+      break;
+    }
   }
-  if (!result.ok) throw new CheckFailedError(`AC-6 check failed with ${result.violations.length} violation(s)`);
-  if (!values.json) console.log("AC-6 check: PASS");
+  for (const token of source?.damaged ?? []) {
+    result.violations.push({ rule: "damaged", detail: `${token} is not in ${source!.file} byte for byte (damaged by a draft, or new: fix it here or add it to TOOLS.md)` });
+  }
+  result.ok = result.violations.length === 0;
+  if (values.json) console.log(JSON.stringify({ file, ...result, source }, null, 2));
+  else {
+    console.log(`${file}: ${result.tokens} tokens; sections found: ${result.sectionsFound.join(", ") || "none"}${source ? `; compared with ${source.file}` : ""}`);
+    for (const violation of result.violations) console.log(`  ${violation.rule}: ${violation.detail}`);
+    if (source && source.lost.length > 0) console.log(`  warning: left out of the compact file (in TOOLS.md): ${source.lost.join(", ")}`);
+  }
+  if (!result.ok) throw new CheckFailedError(`compact-tools check (AC-6) failed with ${result.violations.length} violation(s)`);
+  if (!values.json) console.log("compact-tools check (AC-6): PASS");
 });

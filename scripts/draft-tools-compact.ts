@@ -8,7 +8,7 @@ import { chat } from "../src/ops/llm.ts";
 import { LLM_HELP, LLM_PARSE_OPTIONS, llmOptionsFrom } from "../src/ops/llm-options.ts";
 import { INITIATIVE_DIR, backupsDir, initiativeDir, resolveWorkspace } from "../src/ops/paths.ts";
 import { replaceFileWithBackup } from "../src/ops/safe-write.ts";
-import { DEFAULT_CHECK_OPTIONS, checkToolsCompact, draftToolsCompact } from "../src/ops/tools-compact.ts";
+import { DEFAULT_CHECK_OPTIONS, checkAgainstSource, checkToolsCompact, draftToolsCompact } from "../src/ops/tools-compact.ts";
 import { llmCompactPrompt } from "../src/ops/tools-compact-llm.ts";
 
 const MAX_TOOLS_BYTES = 4 * 1024 * 1024;
@@ -17,12 +17,14 @@ const HELP = `Usage: npm run draft-tools -- [--workspace <dir>] [--tools <TOOLS.
                              [--max-tokens <n>] [--llm [model options]]
 
 Builds a TOOLS_COMPACT draft from TOOLS.md by deterministic extraction: table rows, "key: value"
-lines, host:port, flags, ids and code spans under the headings that match each required section
-(${DEFAULT_CHECK_OPTIONS.requiredSections.join(", ")}). Prose ("because", "we", ...) is reduced to its code spans.
+lines, URLs, host:port, ports, paths, flags, ids and code spans (each copied byte for byte; the
+draft is then compared with TOOLS.md and a damaged value fails it) under the headings that match each required section
+(${DEFAULT_CHECK_OPTIONS.requiredSections.join(", ")}). Prose ("because", "we", ...) is reduced to its values
+(code spans, URLs, ports, paths).
 Items are trimmed from the longest section until the draft fits --max-tokens.
 
 With --llm, the deterministic draft and the matching TOOLS.md sections go to a local model for a
-tighter rewrite; the model's answer is kept only if it passes the AC-6 check, else the
+tighter rewrite; the model's answer is kept only if it passes check-tools' rules (AC-6), else the
 deterministic draft is written and the reasons are printed.
 
 Writes <workspace>/${INITIATIVE_DIR}/TOOLS_COMPACT_DRAFT.md (or --out; an existing file is backed
@@ -107,12 +109,17 @@ await runScript("draft-tools-compact", async () => {
 
   const backup = await replaceFileWithBackup(out, text, backupsDir(workspace));
   const verdict = checkToolsCompact(text, checkOptions);
+  // URLs, ports, paths and commands must come through byte for byte.
+  const against = checkAgainstSource(text, tools, requiredSections);
+  for (const token of against.damaged) verdict.violations.push({ rule: "damaged", detail: `${token} is not in ${toolsFile} byte for byte` });
+  verdict.ok = verdict.violations.length === 0;
   process.stdout.write(text);
   console.log(`\nDraft (${origin}) written to ${out}${backup ? ` (previous draft: ${backup})` : ""}`);
   for (const section of draft.perSection) {
     console.log(`  ${section.section}: ${section.items} item(s) from ${section.sources.map((s) => `"${s}"`).join(", ") || "nothing"}${section.dropped ? `, ${section.dropped} dropped to fit` : ""}`);
   }
-  console.log(`AC-6 check of the draft: ${verdict.ok ? "PASS" : "FAIL"} (${verdict.tokens} tokens)${verdict.ok ? "" : `\n  ${verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join("\n  ")}`}`);
+  console.log(`Compact-tools check (AC-6) of the draft: ${verdict.ok ? "PASS" : "FAIL"} (${verdict.tokens} tokens)${verdict.ok ? "" : `\n  ${verdict.violations.map((v) => `${v.rule}: ${v.detail}`).join("\n  ")}`}`);
+  if (against.lost.length > 0) console.log(`  left out (in TOOLS.md, not in the draft): ${against.lost.join(", ")}`);
   console.log("Review it, then copy it to TOOLS_COMPACT.md yourself.");
   return verdict.ok ? 0 : 1;
 });

@@ -11,7 +11,8 @@ import type { RollbackPhase } from "../src/ops/rollback.ts";
 
 const HELP = `Usage: npm run rollback -- --phase <0|1|2|3|4|full> [--workspace <dir>] [--config <openclaw.json>] [--restore-soul] [--no-cli]
 
-Reverts one ACI migration phase and verifies the result:
+Undoes one step of the migration to session-aware context and verifies the result (steps are
+numbered as the phases of the ACI spec):
   0     restore SOUL.md and AGENTS.md from backups/*.md.bak
   1     disable the aci-bootstrap hook (option A); with --restore-soul restore SOUL.md instead (option B)
   2     disable the aci-bootstrap hook: OpenClaw's bulk injection resumes on the next turn

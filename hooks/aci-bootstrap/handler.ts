@@ -1,11 +1,13 @@
 // aci-bootstrap: thin entry point. Type guard → config → src/bootstrap → catch everything.
-import { getLogger } from "../../src/core/log.ts";
+import { getLogger, logToGatewayFile } from "../../src/core/log.ts";
 import { HOOK_KEYS } from "../../src/core/records.ts";
 import { isAgentBootstrapEvent } from "../../src/openclaw/events.ts";
 import { runAciBootstrap, startupOpenClawConfig } from "../../src/bootstrap/run.ts";
 
 // Owner ids and the policy come from openclaw.json as it is when the hook loads; each event's
 // `cfg` then refreshes them.
+// Inside the gateway our records also go to <stateDir>/openclaw-context/logs/ (where status reads them).
+logToGatewayFile();
 startupOpenClawConfig();
 
 export default async function aciBootstrapHandler(event: unknown): Promise<void> {

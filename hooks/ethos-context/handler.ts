@@ -1,11 +1,14 @@
 // ethos-context: thin entry point. Type guard → src/context runtime → catch everything.
 // message:received captures the query synchronously (the gateway does not await this event);
 // agent:bootstrap injects this turn's memories as one inline record, within a bounded wait.
-import { getLogger } from "../../src/core/log.ts";
+import { getLogger, logToGatewayFile } from "../../src/core/log.ts";
 import { HOOK_KEYS } from "../../src/core/records.ts";
 import { isAgentBootstrapEvent, isMessageReceivedEvent } from "../../src/openclaw/events.ts";
 import { ethosContextRuntime } from "../../src/context/runtime.ts";
 import { startInboundTriage } from "../../src/context/inbound-triage.ts";
+
+// Inside the gateway our records also go to <stateDir>/openclaw-context/logs/ (where status reads them).
+logToGatewayFile();
 
 function warn(error: unknown, event: string): void {
   getLogger(HOOK_KEYS.ethosContext).warn(

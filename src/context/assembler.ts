@@ -120,7 +120,7 @@ export type SlotReport = {
   /** An item was dropped or cut for lack of room (not for being outside the recent window). */
   truncated: boolean;
   stolen: StealRecord[];
-  dropped: Array<{ id: string; reason: "stale" | "budget" }>;
+  dropped: Array<{ id: string; reason: "stale" | "budget" | "duplicate" }>;
   cut?: { id: string; keptChars: number; fullChars: number };
 };
 
@@ -179,7 +179,27 @@ function cutText(text: string, maxChars: number): string {
   return head.trimEnd() + CUT_MARK;
 }
 
-type Prepared = { slot: SlotName; title: string; items: SlotItem[]; full: string; stale: SlotItem[] };
+type Prepared = { slot: SlotName; title: string; items: SlotItem[]; full: string; stale: SlotItem[]; duplicates: SlotItem[] };
+
+/** The words of a memory, without its "- [date, state] " label, metadata comments, case and punctuation. */
+function factKey(text: string): string {
+  return text
+    .replace(/^\s*[-*+]\s+\[[^\]]*\]\s*/, "")
+    .replace(/<!--[\s\S]*?-->/g, " ")
+    .toLowerCase()
+    .replace(/[\W_]+/g, " ")
+    .trim();
+}
+
+/** Shorter than this, containment says little (a one-word note is in many others). */
+const MIN_CONTAINED_CHARS = 24;
+
+/** Same fact: equal words, or one text holds the other whole (a search hit is often a longer chunk of the same note). */
+function isShownAlready(text: string, shown: readonly string[]): boolean {
+  const key = factKey(text);
+  if (!key) return false;
+  return shown.some((other) => other === key || (Math.min(other.length, key.length) >= MIN_CONTAINED_CHARS && (other.includes(key) || key.includes(other))));
+}
 
 export function assembleContext(input: AssemblerInput): AssemblerResult {
   const config = input.config ?? HYGIENE_CONFIG_DEFAULTS;
@@ -190,7 +210,9 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
     `cap ${cap} tokens = min(context_budget_tokens ${config.context_budget_tokens}, model window ${input.modelContextWindow} − headroom ${config.headroom_reserve_tokens} − system prompt ${input.systemPromptTokens ?? 0} = ${maxInjectable})`,
   );
 
-  // What each slot would need at full size.
+  // What each slot would need at full size. The same memory in two slots (a search hit that is
+  // also a recent note) is kept once, in the higher-priority slot.
+  const shown: string[] = [];
   const prepared: Prepared[] = SLOTS.map((slot) => {
     const content = input.slots[slot];
     let items = (content?.items ?? []).filter((item) => item.text.trim() !== "");
@@ -202,8 +224,14 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
       if (stale.length) decisions.push(`recent_memory: ${stale.length} item(s) older than memory_retention_hours ${config.memory_retention_hours} left out`);
     }
     if (slot === "corrections") items = orderCorrections(items, config.correction_overflow_strategy);
+    const duplicates = items.filter((item) => isShownAlready(item.text, shown));
+    if (duplicates.length) {
+      items = items.filter((item) => !duplicates.includes(item));
+      decisions.push(`${slot}: ${duplicates.length} item(s) already shown in a higher slot left out`);
+    }
+    for (const item of items) shown.push(factKey(item.text));
     const title = content?.title ?? SLOT_TITLES[slot];
-    return { slot, title, items, stale, full: render(title, items.map((item) => item.text)) };
+    return { slot, title, items, stale, duplicates, full: render(title, items.map((item) => item.text)) };
   });
 
   const budget = SLOTS.map((slot) => Math.max(0, Math.floor(config[SLOT_BUDGET_KEYS[slot]] || 0)));
@@ -263,11 +291,11 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
       demand: demand[i],
       allocated: claim[i],
       used: 0,
-      itemsIn: p.items.length + p.stale.length,
+      itemsIn: p.items.length + p.stale.length + p.duplicates.length,
       itemsKept: 0,
       truncated: false,
       stolen: stolen[i],
-      dropped: p.stale.map((item) => ({ id: item.id, reason: "stale" as const })),
+      dropped: [...p.stale.map((item) => ({ id: item.id, reason: "stale" as const })), ...p.duplicates.map((item) => ({ id: item.id, reason: "duplicate" as const }))],
     };
     if (p.items.length === 0) return report;
     const maxChars = charsFor(claim[i]) - SEPARATOR.length;

@@ -21,7 +21,7 @@ import { prepareQuery, retrieveCandidates, selectAndFormat } from "./pipeline.ts
 import type { Selection } from "./pipeline.ts";
 import { classifyForRetrieval, isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
 import type { RetrievalScope, RetrievalSource } from "./scope.ts";
-import { SessionStates } from "./session-state.ts";
+import { SessionStates, storedSessionKey } from "./session-state.ts";
 import type { RetrievalOutcome, SessionMemoryState, TurnOutcome } from "./session-state.ts";
 import type { SkipReason } from "./skip.ts";
 import { errorMessage, waitAtMost } from "./wait.ts";
@@ -270,7 +270,7 @@ export class MemoryContextService {
     let rejectOutcome!: (error: unknown) => void;
     const outcome = new Promise<RetrievalOutcome>((resolve, reject) => ((resolveOutcome = resolve), (rejectOutcome = reject)));
     outcome.catch(() => {}); // reported by finish(); an abandoned search must not be an unhandled rejection
-    const abandon = this.searches.schedule(plan.sessionKey, {
+    const abandon = this.searches.schedule(storedSessionKey(plan.sessionKey), {
       start: () =>
         retrieveCandidates(plan.query, found, config).then(
           (results) => ({ results, label: found.label, gate }),

@@ -1,16 +1,95 @@
+import fs from "node:fs";
+import path from "node:path";
 import pino from "pino";
 import type { Logger, DestinationStream } from "pino";
+import { openClawStateDir } from "../openclaw/config-file.ts";
 
 export type { Logger };
 
-// Hooks run inside the gateway process: log to stderr (or a file the operator names with
-// OPENCLAW_CONTEXT_LOG_FILE) so we never interleave with the gateway's own stdout output.
+// Where the hooks' messages go. Internal hooks get no logger from the host, and what a hook writes
+// to stderr does not reach `openclaw logs` (that reads OpenClaw's own log file; checked on both
+// gateways, see HOOK_ASSUMPTIONS.md). So inside the gateway every record is written to a file of
+// our own, where `npm run status` and an operator look:
+//   $OPENCLAW_STATE_DIR/openclaw-context/logs/openclaw-context.log   (~/.openclaw/… by default)
+// one JSON object per line, rotated at LOG_MAX_BYTES with LOG_KEEP_FILES older files (.1 … .3),
+// so it never grows without bound. Records also go to stderr (the gateway's console or service
+// journal). OPENCLAW_CONTEXT_LOG_FILE names another file ("off": stderr only).
+// Outside the gateway (operator scripts, tests) nothing is written to the file unless
+// OPENCLAW_CONTEXT_LOG_FILE says so: the hook entry points call logToGatewayFile().
+
+export const LOG_MAX_BYTES = 1024 * 1024;
+export const LOG_KEEP_FILES = 3;
+
 let destination: DestinationStream | undefined;
+let destinationSetByCaller = false;
+let gatewayFile = false;
 const loggers = new Map<string, Logger>();
 
+/** The log file the hooks write inside the gateway (undefined: file logging is off). */
+export function hookLogFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const configured = env.OPENCLAW_CONTEXT_LOG_FILE;
+  if (configured === "off") return undefined;
+  if (configured) return path.resolve(configured);
+  return path.join(openClawStateDir(env), "openclaw-context", "logs", "openclaw-context.log");
+}
+
+/** A synchronous append-only file that rotates itself by size (file → file.1 → … → file.N). */
+export class RotatingFile {
+  readonly file: string;
+  private readonly maxBytes: number;
+  private readonly keep: number;
+  private fd: number | undefined;
+  private size = 0;
+
+  constructor(file: string, maxBytes = LOG_MAX_BYTES, keep = LOG_KEEP_FILES) {
+    this.file = file;
+    this.maxBytes = maxBytes;
+    this.keep = keep;
+  }
+
+  write(chunk: string): boolean {
+    try {
+      const bytes = Buffer.byteLength(chunk);
+      if (this.fd === undefined) this.open();
+      if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate();
+      fs.writeSync(this.fd!, chunk);
+      this.size += bytes;
+    } catch {
+      // Logging must never harm a turn: a full disk or a read-only state dir loses the line only.
+    }
+    return true;
+  }
+
+  private open(): void {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true });
+    this.fd = fs.openSync(this.file, "a", 0o600);
+    this.size = fs.fstatSync(this.fd).size;
+  }
+
+  private rotate(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+    for (let n = this.keep - 1; n >= 1; n -= 1) {
+      if (fs.existsSync(`${this.file}.${n}`)) fs.renameSync(`${this.file}.${n}`, `${this.file}.${n + 1}`);
+    }
+    if (this.keep > 0) fs.renameSync(this.file, `${this.file}.1`);
+    else fs.rmSync(this.file, { force: true });
+    this.open();
+  }
+}
+
 function defaultDestination(): DestinationStream {
-  const file = process.env.OPENCLAW_CONTEXT_LOG_FILE;
-  return file ? pino.destination({ dest: file, sync: true, mkdir: true }) : pino.destination({ fd: 2, sync: true });
+  const stderr = pino.destination({ fd: 2, sync: true });
+  const explicit = process.env.OPENCLAW_CONTEXT_LOG_FILE;
+  const file = explicit || gatewayFile ? hookLogFile() : undefined;
+  if (!file) return stderr;
+  // An explicitly named file gets every record alone; the default file also echoes to stderr.
+  const rotating = new RotatingFile(file);
+  if (explicit) return rotating;
+  return pino.multistream([
+    { level: "trace", stream: stderr },
+    { level: "trace", stream: rotating },
+  ]);
 }
 
 export function getLogger(name: string): Logger {
@@ -23,8 +102,18 @@ export function getLogger(name: string): Logger {
   return logger;
 }
 
+/** Called once by each hook entry point: inside the gateway, records also go to hookLogFile(). */
+export function logToGatewayFile(): void {
+  if (gatewayFile) return;
+  gatewayFile = true;
+  if (destinationSetByCaller) return;
+  destination = undefined;
+  loggers.clear();
+}
+
 /** Tests redirect every logger to an in-memory stream. */
 export function setLogDestination(stream: DestinationStream | undefined): void {
   destination = stream;
+  destinationSetByCaller = stream !== undefined;
   loggers.clear();
 }

@@ -42,7 +42,7 @@ export function memoryPreflight(input: BaselineReportInput): string[] {
 
 export function formatBaselineReport(input: BaselineReportInput): string {
   const out: string[] = [];
-  out.push("# ACI context baseline (Phase 0 pre-flight)");
+  out.push("# Context baseline (pre-flight: what the gateway injects before any change)");
   out.push(`Captured: ${input.capturedAt.toISOString()}`);
   out.push(`Workspace: ${input.workspace}`);
   out.push("Tokens: estimateTokens = ceil(chars / 4), applied to the characters OpenClaw injects.");
@@ -72,7 +72,7 @@ export function formatBaselineReport(input: BaselineReportInput): string {
   out.push("Note: TOOLS.md and HEARTBEAT.md are not loaded by current OpenClaw (2026.9.6 loads AGENTS, SOUL, IDENTITY, USER, BOOTSTRAP, MEMORY).");
   out.push("The spec's appendix A (TOOLS.md ~5,241 tok every turn) describes an older OpenClaw.");
   out.push("");
-  out.push("## MEMORY.md (Phase 0 pre-flight)");
+  out.push("## MEMORY.md (pre-flight: is it injected into every turn?)");
   out.push(...memoryPreflight(input));
   out.push("");
   out.push("## Per session type");
@@ -101,14 +101,30 @@ export function formatBaselineReport(input: BaselineReportInput): string {
     out.push(`## OpenClaw's own report (/context json, ${input.live.sessionKey})`);
     out.push(
       table(
-        ["file", "missing", "raw chars", "injected chars", "truncated", "estimate here", "diff"],
+        ["file", "missing", "raw chars", "injected chars", "truncated", "estimate here", "diff", "why"],
         input.live.files.map((file) => {
           const ours = input.files.find((row) => row.name === file.name);
-          const diff = ours && typeof file.injectedChars === "number" ? String(ours.injectedChars - file.injectedChars) : "-";
-          return [file.name, String(Boolean(file.missing)), String(file.rawChars ?? "?"), String(file.injectedChars ?? "?"), String(Boolean(file.truncated)), ours ? String(ours.injectedChars) : "-", diff];
+          const live = typeof file.injectedChars === "number" ? file.injectedChars : undefined;
+          const diff = ours && live !== undefined ? String(ours.injectedChars - live) : "-";
+          return [file.name, String(Boolean(file.missing)), String(file.rawChars ?? "?"), String(live ?? "?"), String(Boolean(file.truncated)), ours ? String(ours.injectedChars) : "-", diff, liveRowReason(ours, file)];
         }),
       ),
     );
+    out.push("");
+    out.push("\"estimate here\" is this script's estimate of what OpenClaw injects on its own (its bulk set, without the");
+    out.push("bundle); \"diff\" is estimate − injected. The live report is the gateway as it runs now: with the bundle");
+    out.push("installed, a file the bundle adds (TOOLS_COMPACT.md) shows estimate 0 and a negative diff, and a file it");
+    out.push("leaves out for this session shows a positive diff.");
   }
   return out.join("\n") + "\n";
+}
+
+/** Why a live row differs from the estimate, in words (empty when they agree). */
+function liveRowReason(ours: FileRow | undefined, file: LiveContextReport["files"][number]): string {
+  const live = typeof file.injectedChars === "number" ? file.injectedChars : undefined;
+  if (!ours) return "not a workspace file this script estimates";
+  if (live === undefined || ours.injectedChars === live) return "";
+  if (ours.injectedChars === 0 && live > 0) return "added by the bundle (not in OpenClaw's own set)";
+  if (live === 0 || file.missing) return "left out by the bundle for this session";
+  return "trimmed or counted differently by the gateway";
 }

@@ -257,7 +257,10 @@ async function installWithCli(params: InstallParams, cli: string): Promise<UnitR
     params.log(`openclaw ${command.join(" ").replace("<dir>", "<clean copy>")} (copies to <stateDir>/hooks/${PACK_ID}, installs dependencies)`);
     const result = await runOpenClaw(cli, args, { env: cliEnvForConfig(params.configPath, params.env), timeoutMs: 600_000 });
     if (result.code !== 0) throw new Error(`openclaw ${command[0]} install failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-800)}`);
-    const installPath = installPathFromOutput(`${result.stdout}\n${result.stderr}`) ?? path.join(openClawStateDir(params.env), "hooks", PACK_ID);
+    const output = `${result.stdout}\n${result.stderr}`;
+    const installPath = installPathFromOutput(output) ?? path.join(openClawStateDir(params.env), "hooks", PACK_ID);
+    // 2026.3.x loads newly installed hooks only at gateway start and says so.
+    if (/restart the gateway to load hooks/i.test(output)) params.log("RESTART NEEDED: this OpenClaw loads newly installed hooks only when the gateway starts: restart it now");
     return { mode: "pack", path: installPath, command: command.join(" ") };
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
@@ -337,6 +340,9 @@ export const hookPackUnit: InstallUnit = {
         steps.push(`moved ${record.movedAside} back to ${original}`);
       }
     }
+    // Verified on 2026.3.13 and 2026.9.6: a running gateway keeps the hooks it has loaded (even with
+    // their files and config entries gone) until it restarts.
+    steps.push("RESTART NEEDED: a running gateway keeps the hooks it has loaded until it restarts: restart it now (openclaw gateway restart)");
     if (record?.mode === "pack" && String(record.command ?? "").startsWith("plugins")) {
       // Verified on 2026.9.6: `plugins uninstall` refuses hook packs ("not associated with a tracked
       // package install") and no command removes the install record OpenClaw keeps in its state

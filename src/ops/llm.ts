@@ -33,6 +33,10 @@ export function stripThinking(text: string): string {
   return text.replace(/<think>[\s\S]*?<\/think>/gi, "").replace(/^[\s\S]*<\/think>/i, "").trim();
 }
 
+/** What to do when no model answers: name the flags that point the script at one. */
+export const NO_MODEL_HINT =
+  "Is the model running? Point the script at it with --provider ollama|openai and --llm-url <url> (e.g. --provider openai --llm-url http://127.0.0.1:8080/v1), and --model <name>";
+
 async function postJson(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
   let response: Response;
   try {
@@ -44,8 +48,8 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
     });
   } catch (error) {
     const name = (error as Error).name;
-    if (name === "TimeoutError" || name === "AbortError") throw new LlmError(`no answer within ${timeoutMs} ms from ${url}`);
-    throw new LlmError(`cannot reach ${url}: ${(error as Error).message}`);
+    if (name === "TimeoutError" || name === "AbortError") throw new LlmError(`no answer within ${timeoutMs} ms from ${url} (a slow model needs a larger --timeout-ms)`);
+    throw new LlmError(`cannot reach ${url}: ${(error as Error).message}. ${NO_MODEL_HINT}`);
   }
   const text = await response.text();
   if (response.status >= 400 && response.status < 500) throw new PermanentLlmError(`${url} answered HTTP ${response.status}: ${text.slice(0, 200)}`);

@@ -11,7 +11,7 @@ export const NARRATIVE_MARKERS = ["because", "so that", "we", "in order to", "th
 export const DEFAULT_MAX_PARAGRAPH_WORDS = 30;
 
 export type CompactCheckOptions = { requiredSections: string[]; maxTokens: number; maxParagraphWords: number; narrativeMarkers: string[] };
-export type CompactViolation = { rule: "size" | "missing-section" | "narrative" | "long-paragraph"; detail: string; line?: number };
+export type CompactViolation = { rule: "size" | "missing-section" | "narrative" | "long-paragraph" | "damaged"; detail: string; line?: number };
 export type CompactCheckResult = { ok: boolean; tokens: number; violations: CompactViolation[]; sectionsFound: string[] };
 
 export const DEFAULT_CHECK_OPTIONS: CompactCheckOptions = {
@@ -109,7 +109,9 @@ export const SECTION_SYNONYMS: Record<string, string[]> = {
 const PORT = /(?:^|[\s(])(?:[\w.-]*):(\d{2,5})\b|\bport\s+\d{2,5}\b/i;
 const FLAG = /(?:^|\s)--?[a-zA-Z][\w-]*/;
 const CODE = /`[^`]+`/;
-const KEY_VALUE = /^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][\w .\/-]{0,40}?)(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(\S.*)$/;
+// The separator colon must be followed by a space (or bold end + space): the colon of a URL scheme
+// ("http://…") or of host:port is part of the value, never a key separator.
+const KEY_VALUE = /^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][\w .\/-]{0,40}?)(?:\*\*)?\s*(?::(?=(?:\*\*)?(?:\s|$))|=)\s*(?:\*\*)?\s*(\S.*)$/;
 const ID = /\b\d{2,}\b|@[\w-]+|\b[0-9a-f]{8}-[0-9a-f]{4}-/i;
 
 export type DraftResult = { text: string; perSection: { section: string; sources: string[]; items: number; dropped: number }[]; warnings: string[] };
@@ -122,16 +124,52 @@ function cleanItem(item: string): string {
     .trim();
 }
 
+/** URLs of any scheme (http, rtsp, ws, …), up to whitespace or a closing bracket. */
+const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)>\]`'"]+/gi;
+const HOST_PORT = /\b[A-Za-z][\w.-]*:\d{2,5}\b/g;
+const PORT_PHRASE = /\bports?\s+\d{2,5}\b/gi;
+const HISTORY_BEFORE = /\b(?:from|was|formerly|previously|used to be on|old)\s+$/i;
+const HANDLE = /(?<![\w.])@[A-Za-z][\w-]+/g;
+/** ~/x, ./x, ../x and absolute paths with at least two segments (so "and/or" or "/s" is not one). */
+const PATH_PATTERN = /(?<![\w/:.~])(?:~\/|\.{1,2}\/|\/)[\w.@-]+(?:\/[\w.@-]+)*\/?/g;
+
+function isPath(token: string): boolean {
+  return /^(?:~|\.{1,2})\//.test(token) || (token.match(/\//g) ?? []).length >= 2;
+}
+
 /**
- * Lookup tokens of prose: code spans, URLs, host:port and @handles. Prose such as "moved from port
- * 3000 to 3100" is history, not lookup data, so bare numbers and words in it are not kept.
+ * Values that must survive byte for byte: code spans (commands), URLs, host:port, "port N",
+ * paths and @handles, in the order they appear. A token inside a longer one (the host:port of a
+ * URL) is not repeated.
+ */
+export function exactTokens(text: string): string[] {
+  const found: { index: number; token: string }[] = [];
+  for (const match of text.matchAll(/`[^`]+`/g)) found.push({ index: match.index ?? 0, token: match[0] });
+  const bare = text.replace(/`[^`]+`/g, (code) => " ".repeat(code.length));
+  for (const pattern of [URL_PATTERN, HOST_PORT, PORT_PHRASE, HANDLE, PATH_PATTERN]) {
+    for (const match of bare.matchAll(pattern)) {
+      const token = match[0].replace(/[.,;:]+$/, "");
+      if (pattern === PATH_PATTERN && !isPath(token)) continue;
+      // "moved from port 3000 to 3100": the old value is history, not lookup data.
+      if (pattern === PORT_PHRASE && HISTORY_BEFORE.test(bare.slice(Math.max(0, (match.index ?? 0) - 20), match.index))) continue;
+      found.push({ index: match.index ?? 0, token });
+    }
+  }
+  found.sort((a, b) => a.index - b.index || b.token.length - a.token.length);
+  const kept: { index: number; token: string }[] = [];
+  for (const item of found) {
+    const inside = kept.some((outer) => item.index >= outer.index && item.index + item.token.length <= outer.index + outer.token.length);
+    if (!inside) kept.push(item);
+  }
+  return [...new Set(kept.map((item) => item.token))];
+}
+
+/**
+ * Lookup tokens of prose: code spans, URLs, host:port, ports, paths and @handles. Prose such as
+ * "moved from port 3000 to 3100 because …" is history; its words are not kept, its values are.
  */
 function lookupTokens(text: string): string[] {
-  const tokens = new Set<string>();
-  for (const match of text.matchAll(/`[^`]+`/g)) tokens.add(match[0]);
-  const bare = text.replace(/`[^`]+`/g, " ");
-  for (const match of bare.matchAll(/\bhttps?:\/\/[^\s)]+|\b[A-Za-z][\w.-]*:\d{2,5}\b|(?<![\w.])@[A-Za-z][\w-]+/g)) tokens.add(match[0].replace(/[.,;]+$/, ""));
-  return [...tokens];
+  return exactTokens(text);
 }
 
 function hasNarrative(text: string): boolean {
@@ -143,7 +181,7 @@ const MAX_ENTRY_WORDS = 8;
 const EMPTY_CELL = /^(?:none|n\/a|-|—|tbd)$/i;
 
 function isLookupSignal(text: string): boolean {
-  return PORT.test(text) || FLAG.test(text) || CODE.test(text) || ID.test(text) || /https?:\/\//.test(text);
+  return PORT.test(text) || FLAG.test(text) || CODE.test(text) || ID.test(text) || exactTokens(text).length > 0;
 }
 
 /** A table row: keep the cells that look like lookup values (ids, code, short names), drop descriptions. */
@@ -158,7 +196,7 @@ function unitItem(unit: string): string | undefined {
   const keyValue = KEY_VALUE.exec(text);
   // "Why …:" keys introduce explanations, exactly what the compact table leaves out.
   if (keyValue && /^why\b/i.test(keyValue[1].trim())) return undefined;
-  if (keyValue && !/^https?$/i.test(keyValue[1])) {
+  if (keyValue) {
     const value = keyValue[2];
     const short = !hasNarrative(value) && wordCount(proseOf(value)) <= MAX_ENTRY_WORDS;
     const kept = short ? cleanItem(value) : lookupTokens(value).join(" ");
@@ -257,4 +295,37 @@ export function draftToolsCompact(toolsMd: string, options: { requiredSections?:
   for (const entry of gathered) if (entry.dropped > 0) warnings.push(`${entry.section}: dropped ${entry.dropped} item(s) to fit ${maxTokens} tokens; review TOOLS.md for what matters most`);
   if (estimateTokens(text) > maxTokens) warnings.push(`draft is still ${estimateTokens(text)} tokens (> ${maxTokens}): single entries are too long, shorten them by hand`);
   return { text, perSection: gathered.map(({ section, sources, items, dropped }) => ({ section, sources, items: items.length, dropped })), warnings };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Draft against its source: nothing damaged, and what was left out listed
+
+export type SourceCheck = {
+  /** Values in the compact text that do not appear byte for byte in TOOLS.md (a damaged URL, port, path or command). */
+  damaged: string[];
+  /** Values of the matching TOOLS.md sections that the compact text does not carry. */
+  lost: string[];
+};
+
+/** A URL whose scheme colon is followed by a space ("http: //host"): always damage. */
+const BROKEN_URL = /\b[a-z][a-z0-9+.-]*: +\/\/[^\s]*/gi;
+
+export function checkAgainstSource(compact: string, toolsMd: string, requiredSections: string[] = DEFAULT_REQUIRED_SECTIONS): SourceCheck {
+  const damaged = new Set<string>();
+  for (const match of compact.matchAll(BROKEN_URL)) damaged.add(match[0]);
+  for (const token of exactTokens(compact)) {
+    const value = token.startsWith("`") ? token.slice(1, -1) : token;
+    if (!toolsMd.includes(value)) damaged.add(token);
+  }
+  const lines = splitLines(toolsMd);
+  const sections = findSections(toolsMd);
+  const sourceTokens = new Set<string>();
+  for (const name of requiredSections) {
+    const synonyms = SECTION_SYNONYMS[sectionKey(name)] ?? [name.toLowerCase()];
+    for (const section of sections.filter((candidate) => synonyms.some((synonym) => normalizeTitle(candidate.title).includes(synonym)))) {
+      for (const token of exactTokens(lines.slice(section.startLine + 1, section.endLine).join("\n"))) sourceTokens.add(token);
+    }
+  }
+  const lost = [...sourceTokens].filter((token) => !compact.includes(token.startsWith("`") ? token.slice(1, -1) : token));
+  return { damaged: [...damaged], lost };
 }

@@ -94,6 +94,8 @@ export type Gateway = {
   probeEvents(): ProbeEvent[];
   /** Gateway stdout+stderr so far (also in <root>/gateway.log; OPENCLAW_E2E_KEEP=1 keeps the root after stop). */
   logs(): string;
+  /** Stops the gateway process and starts it again on the same state, config and port (what an operator's restart does). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -342,13 +344,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
   let gatewayProcess: ChildProcess | undefined;
   let output = "";
-  const stop = async () => {
+  const stopProcess = async () => {
     if (gatewayProcess?.pid) {
       killGroup(gatewayProcess.pid, "SIGTERM");
       if (!(await waitForExit(gatewayProcess, STOP_TIMEOUT_MS))) killGroup(gatewayProcess.pid, "SIGKILL");
       await waitForExit(gatewayProcess, STOP_TIMEOUT_MS);
       liveGroups.delete(gatewayProcess.pid);
     }
+  };
+  const stop = async () => {
+    await stopProcess();
     await model.stop();
     // The temp root (state, workspace copy, installed pack) is deleted unless asked to keep it.
     if (process.env.OPENCLAW_E2E_KEEP !== "1") fs.rmSync(root, { recursive: true, force: true });
@@ -386,30 +391,42 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
 
     const logStream = fs.openSync(gatewayLog, "a");
-    gatewayProcess = spawn(installed.nodeBin, [installed.openclawEntry, "gateway", "run", "--bind", "loopback", "--port", String(port), "--allow-unconfigured"], {
-      env,
-      cwd: root,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    if (gatewayProcess.pid) liveGroups.add(gatewayProcess.pid);
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      output += text;
-      fs.writeSync(logStream, text);
-      if (options.verbose) process.stderr.write(text);
-    };
-    gatewayProcess.stdout?.on("data", onData);
-    gatewayProcess.stderr?.on("data", onData);
+    const launch = async () => {
+      const child = spawn(installed.nodeBin, [installed.openclawEntry, "gateway", "run", "--bind", "loopback", "--port", String(port), "--allow-unconfigured"], {
+        env,
+        cwd: root,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      gatewayProcess = child;
+      if (child.pid) liveGroups.add(child.pid);
+      const onData = (chunk: Buffer) => {
+        const text = chunk.toString("utf8");
+        output += text;
+        fs.writeSync(logStream, text);
+        if (options.verbose) process.stderr.write(text);
+      };
+      child.stdout?.on("data", onData);
+      child.stderr?.on("data", onData);
 
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    while (!(await canConnect(port))) {
-      if (gatewayProcess.exitCode !== null) throw new Error(`openclaw ${installed.target.openclaw} gateway exited with code ${gatewayProcess.exitCode} before listening:\n${output.slice(-4000)}`);
-      if (Date.now() > deadline) throw new Error(`openclaw ${installed.target.openclaw} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    // A busy machine can take tens of seconds from listening to ready: give health its own budget.
-    await cli(["gateway", "call", "health", "--json", "--timeout", "60000"], 90_000);
+      const deadline = Date.now() + READY_TIMEOUT_MS;
+      while (!(await canConnect(port))) {
+        if (child.exitCode !== null) throw new Error(`openclaw ${installed.target.openclaw} gateway exited with code ${child.exitCode} before listening:\n${output.slice(-4000)}`);
+        if (Date.now() > deadline) throw new Error(`openclaw ${installed.target.openclaw} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      // A busy machine can take tens of seconds from listening to ready (and the CLI's websocket
+      // handshake has its own short timeout): ask again, a bounded number of times.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await cli(["gateway", "call", "health", "--json", "--timeout", "60000"], 90_000);
+          break;
+        } catch (error) {
+          if (attempt >= 4 || child.exitCode !== null) throw error;
+        }
+      }
+    };
+    await launch();
 
     const readProbeEvents = (): ProbeEvent[] =>
       fs
@@ -468,6 +485,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       probeEvents: readProbeEvents,
       logs: () => output,
       stop,
+      async restart() {
+        await stopProcess();
+        // The port was just released: wait until nothing listens on it any more.
+        const deadline = Date.now() + STOP_TIMEOUT_MS;
+        while ((await canConnect(port)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+        await launch();
+      },
     };
   } catch (error) {
     await stop();

@@ -1,7 +1,10 @@
-// AC-8 end to end on a real OpenClaw 2026.9.6 gateway: the operator installs the bundle with
-// scripts/install.ts (through the real `openclaw` CLI), the next turn gets the bundle's file set;
-// `rollback --phase 2` disables aci-bootstrap and the next turn is OpenClaw's bulk injection again,
-// with no workspace file missing or changed. Also records live /context json with capture-baseline.
+// The operator's path end to end on real OpenClaw gateways (2026.3.13 and 2026.9.6): install with
+// `npm run install-hooks` through the real `openclaw` CLI → the next turn gets the bundle's file set
+// → the hooks' log file and `npm run status` tell what happened → `install-hooks --uninstall` →
+// the next turn is OpenClaw's bulk injection again, the pack is gone and openclaw.json is back byte
+// for byte (comments included). On 2026.9.6 also: rollback --phase 2 (disable aci-bootstrap) gives
+// the bulk set back with the workspace unchanged, and capture-baseline --live records /context json.
+// One gateway per version, shared by its tests (they run in order).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,88 +13,148 @@ import { runOpsScript } from "../unit/ops-run-script.ts";
 import { GATEWAY_TOKEN, hashTree, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
 
-const VERSION = "2026.9.6";
 const MAIN = "agent:main:main";
 const TURN_WAIT_MS = 45_000;
-
-let gw: Gateway;
-let env: NodeJS.ProcessEnv;
+const BULK = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"];
+const BUNDLE_MAIN = ["SOUL.md", "USER.md", "TOOLS_COMPACT.md"];
+/** An operator's comment: install's CLI strips it, uninstall must bring it back. */
+const OPERATOR_COMMENT = "// my gateway, edited by hand\n";
 
 /** Which workspace files the system prompt holds (Project Context headings are `## <abs path>`). */
 function injected(turn: TurnResult, workspace: string): string[] {
   return ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md", "TOOLS_COMPACT.md"].filter((name) => turn.systemPrompt.includes(`## ${path.join(workspace, name)}`));
 }
 
-/** Config reloads are asynchronous (hybrid mode): send turns until `done`, bounded by TURN_WAIT_MS. */
-async function turnUntil(done: (files: string[]) => boolean): Promise<string[]> {
-  const deadline = Date.now() + TURN_WAIT_MS;
-  let files: string[] = [];
-  while (Date.now() < deadline) {
-    files = injected(await gw.agentTurn(MAIN), gw.workspaceDir);
-    if (done(files)) return files;
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-  }
-  return files;
+for (const version of ["2026.3.13", "2026.9.6"]) {
+  describe.sequential(`operator tools on a real OpenClaw ${version} gateway`, () => {
+    let gw: Gateway;
+    let env: NodeJS.ProcessEnv;
+    let configBefore: string;
+    let logFile: string;
+
+    /** Config reloads are asynchronous (hybrid mode): send turns until `done`, bounded by TURN_WAIT_MS. */
+    async function turnUntil(done: (files: string[]) => boolean): Promise<string[]> {
+      const deadline = Date.now() + TURN_WAIT_MS;
+      let files: string[] = [];
+      while (Date.now() < deadline) {
+        files = injected(await gw.agentTurn(MAIN), gw.workspaceDir);
+        if (done(files)) return files;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+      return files;
+    }
+
+    beforeAll(async () => {
+      gw = await startGateway({
+        version,
+        installPack: false,
+        // The operator's own settings, with a typo: install and uninstall must leave them alone.
+        hooks: { "ethos-context": { serchTopK: 5 } },
+        // The hooks' default log file (under the state dir), as on an operator's machine.
+        env: { OPENCLAW_CONTEXT_LOG_FILE: "" },
+      });
+      // The scripts call `openclaw` like an operator would: a wrapper around the harness's pinned CLI.
+      const bin = path.join(gw.root, "bin");
+      fs.mkdirSync(bin, { recursive: true });
+      const wrapper = path.join(bin, "openclaw");
+      fs.writeFileSync(wrapper, `#!/bin/sh\nexec "${gw.installed.nodeBin}" "${gw.installed.openclawEntry}" "$@"\n`, { mode: 0o755 });
+      env = {
+        HOME: gw.home,
+        OPENCLAW_STATE_DIR: gw.stateDir,
+        OPENCLAW_CONFIG_PATH: gw.configPath,
+        OPENCLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
+        OPENCLAW_CLI: wrapper,
+        OPENCLAW_CONTEXT_LOG_FILE: "",
+        npm_config_cache: path.join(os.homedir(), ".npm"),
+        PATH: `${path.dirname(gw.installed.nodeBin)}${path.delimiter}${process.env.PATH ?? ""}`,
+      };
+      configBefore = OPERATOR_COMMENT + fs.readFileSync(gw.configPath, "utf8");
+      fs.writeFileSync(gw.configPath, configBefore);
+      logFile = path.join(gw.stateDir, "openclaw-context", "logs", "openclaw-context.log");
+    }, 600_000);
+
+    afterAll(async () => {
+      await gw?.stop();
+    });
+
+    it("install-hooks (no --workspace: taken from openclaw.json) installs with this version's CLI command; the next turn gets the bundle's set", async () => {
+      expect(await turnUntil(() => true)).toEqual(expect.arrayContaining(BULK));
+      const result = await runOpsScript("install.ts", [], env, 540_000);
+      expect(result.stderr).not.toMatch(/FAILED|error/);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`for workspace ${gw.workspaceDir}`);
+      expect(result.stdout).toContain(version.startsWith("2026.3.") ? "openclaw hooks install <clean copy>" : "openclaw plugins install <clean copy> --force");
+      expect(result.stdout).toMatch(/aci-bootstrap: eligible/);
+      expect(result.stdout).toMatch(/ethos-context: eligible/);
+      expect(fs.existsSync(path.join(gw.stateDir, "hooks", "openclaw-context", "hooks", "aci-bootstrap", "handler.ts"))).toBe(true);
+      // 2026.3.13 loads a newly installed pack only at start (hotReloadPack); the script says so.
+      const restartNeeded = version.startsWith("2026.3.");
+      expect(result.stdout.includes("RESTART NEEDED")).toBe(restartNeeded);
+      if (restartNeeded) await gw.restart();
+      expect(await turnUntil((names) => names.includes("TOOLS_COMPACT.md"))).toEqual(BUNDLE_MAIN);
+    }, 600_000);
+
+    it("the hooks log decisions and the config typo to <state>/openclaw-context/logs, not to `openclaw logs`; status tells all of it", async () => {
+      const records = fs
+        .readFileSync(logFile, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records.some((r) => r.event === "aci-bootstrap.decision" && r.sessionType === "MAIN_SESSION")).toBe(true);
+      expect(records.some((r) => r.event === "config.invalid-key" && r.key === "hooks.internal.entries.ethos-context.serchTopK" && String(r.reason).includes("did you mean searchTopK?"))).toBe(true);
+      // What an operator tries first: OpenClaw's own log (through the gateway). Our lines are not there.
+      const openclawLogs = await gw.cli(["logs", "--plain", "--limit", "2000"], 60_000);
+      expect(openclawLogs.length).toBeGreaterThan(0);
+      expect(openclawLogs).not.toContain("aci-bootstrap: MAIN_SESSION");
+
+      const status = await runOpsScript("status.ts", [], env, 180_000);
+      expect(status.code).toBe(0);
+      expect(status.stdout).toContain(`hook-pack: installed (pack mode) at ${path.join(gw.stateDir, "hooks", "openclaw-context")}`);
+      expect(status.stdout).toMatch(/aci-bootstrap: enabled \([^)]*\); the gateway lists it as eligible/);
+      expect(status.stdout).toContain("- hooks.internal.entries.ethos-context.serchTopK: unknown key (did you mean searchTopK?)");
+      expect(status.stdout).toMatch(/MAIN_SESSION\n {4}\d+ \w+ ago {2}/);
+    }, 240_000);
+
+    if (version === "2026.9.6") {
+      it("capture-baseline --live records the gateway's own /context json report", async () => {
+        const result = await runOpsScript("capture-baseline.ts", ["--live", "--stdout", "--timeout-ms", "60000"], env, 150_000);
+        expect(result.stderr).not.toMatch(/live capture failed/);
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain(`## OpenClaw's own report (/context json, ${MAIN})`);
+        expect(result.stdout).toMatch(/^SOUL\.md\s+false\s+\d+\s+\d+/m);
+      }, 180_000);
+    }
+
+    it("install-hooks --uninstall: pack gone, openclaw.json back byte for byte, the next turn is bulk injection again", async () => {
+      const result = await runOpsScript("install.ts", ["--uninstall"], env, 300_000);
+      expect(result.stderr).not.toMatch(/FAILED|error/);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("Uninstalled.");
+      expect(fs.existsSync(path.join(gw.stateDir, "hooks", "openclaw-context"))).toBe(false);
+      expect(fs.readFileSync(gw.configPath, "utf8")).toBe(configBefore);
+      // Both versions keep running the hooks they loaded until the gateway restarts; the script says so.
+      expect(result.stdout).toContain("RESTART NEEDED");
+      await gw.restart();
+      const files = await turnUntil((names) => names.includes("AGENTS.md") && !names.includes("TOOLS_COMPACT.md"));
+      expect(files).toEqual(expect.arrayContaining(BULK));
+      expect(files).not.toContain("TOOLS_COMPACT.md");
+    }, 360_000);
+
+    if (version === "2026.9.6") {
+      it("AC-8: after a fresh install, rollback --phase 2 → the next turn is bulk injection again, workspace unchanged", async () => {
+        expect((await runOpsScript("install.ts", ["--no-cli", "--mode", "pack"], env, 60_000)).code).toBe(2);
+        const installed = await runOpsScript("install.ts", [], env, 540_000);
+        expect(installed.code).toBe(0);
+        expect(await turnUntil((names) => names.includes("TOOLS_COMPACT.md"))).toEqual(BUNDLE_MAIN);
+        const before = hashTree(gw.workspaceDir);
+        const result = await runOpsScript("rollback.ts", ["--phase", "2"], env);
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain("via openclaw-cli");
+        const files = await turnUntil((names) => names.includes("AGENTS.md") && !names.includes("TOOLS_COMPACT.md"));
+        expect(files).toEqual(expect.arrayContaining(BULK));
+        expect(files).not.toContain("TOOLS_COMPACT.md");
+        expect(hashTree(gw.workspaceDir)).toEqual(before);
+      }, 660_000);
+    }
+  });
 }
-
-beforeAll(async () => {
-  gw = await startGateway({ version: VERSION, installPack: false });
-  // The scripts call `openclaw` like an operator would: a wrapper around the harness's pinned CLI.
-  const bin = path.join(gw.root, "bin");
-  fs.mkdirSync(bin, { recursive: true });
-  const wrapper = path.join(bin, "openclaw");
-  fs.writeFileSync(wrapper, `#!/bin/sh\nexec "${gw.installed.nodeBin}" "${gw.installed.openclawEntry}" "$@"\n`, { mode: 0o755 });
-  env = {
-    HOME: gw.home,
-    OPENCLAW_STATE_DIR: gw.stateDir,
-    OPENCLAW_CONFIG_PATH: gw.configPath,
-    OPENCLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
-    OPENCLAW_CLI: wrapper,
-    npm_config_cache: path.join(os.homedir(), ".npm"),
-    PATH: `${path.dirname(gw.installed.nodeBin)}${path.delimiter}${process.env.PATH ?? ""}`,
-  };
-}, 600_000);
-
-afterAll(async () => {
-  await gw?.stop();
-});
-
-describe(`operator tools on a real OpenClaw ${VERSION} gateway`, () => {
-  it("before install the gateway injects OpenClaw's bulk set", async () => {
-    const files = await turnUntil(() => true);
-    expect(files).toEqual(expect.arrayContaining(["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"]));
-    expect(files).not.toContain("TOOLS_COMPACT.md");
-  }, 120_000);
-
-  it("install-hooks installs the pack with the CLI, both hooks eligible; the next turn gets the bundle's set", async () => {
-    const result = await runOpsScript("install.ts", ["--workspace", gw.workspaceDir], env, 540_000);
-    expect(result.stderr).not.toMatch(/FAILED/);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain("pack mode");
-    expect(result.stdout).toMatch(/aci-bootstrap: eligible/);
-    expect(result.stdout).toMatch(/ethos-context: eligible/);
-    const files = await turnUntil((names) => names.includes("TOOLS_COMPACT.md"));
-    expect(files).toEqual(["SOUL.md", "USER.md", "TOOLS_COMPACT.md"]);
-  }, 600_000);
-
-  it("AC-8: rollback --phase 2 → the next turn is bulk injection again, workspace unchanged", async () => {
-    // Precondition: the bundle is active (the install test above left it so).
-    expect(await turnUntil((names) => names.includes("TOOLS_COMPACT.md"))).toEqual(["SOUL.md", "USER.md", "TOOLS_COMPACT.md"]);
-    const before = hashTree(gw.workspaceDir);
-    const result = await runOpsScript("rollback.ts", ["--phase", "2", "--workspace", gw.workspaceDir], env);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain("via openclaw-cli");
-    const files = await turnUntil((names) => names.includes("AGENTS.md") && !names.includes("TOOLS_COMPACT.md"));
-    expect(files).toEqual(expect.arrayContaining(["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"]));
-    expect(files).not.toContain("TOOLS_COMPACT.md");
-    expect(hashTree(gw.workspaceDir)).toEqual(before);
-  }, 180_000);
-
-  it("capture-baseline --live records the gateway's own /context json report", async () => {
-    const result = await runOpsScript("capture-baseline.ts", ["--workspace", gw.workspaceDir, "--live", "--stdout", "--timeout-ms", "60000"], env, 150_000);
-    expect(result.stderr).not.toMatch(/live capture failed/);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`## OpenClaw's own report (/context json, ${MAIN})`);
-    expect(result.stdout).toMatch(/^SOUL\.md\s+false\s+\d+\s+\d+/m);
-  }, 180_000);
-});

@@ -146,6 +146,41 @@ const inputArb: fc.Arbitrary<AssemblerInput> = fc.record({
   systemPromptTokens: fc.integer({ min: 0, max: 4000 }),
 });
 
+describe("assembleContext: one memory, one place", () => {
+  it("an item already shown in a higher slot (same words, or held whole by a longer text) is left out and reported", () => {
+    const result = assembleContext({
+      modelContextWindow: 200_000,
+      slots: {
+        recent_memory: { items: [{ id: "r1", text: "- [2026-02-22] Sprint review moved to 3pm on Thursday" }] },
+        semantic_recall: {
+          items: [
+            { id: "s1", text: "- [2026-02-22] sprint review moved to 3pm, on Thursday!" },
+            { id: "s2", text: "- [undated] Notes: Sprint review moved to 3pm on Thursday. Bring the slides." },
+            { id: "s3", text: "- [undated] Operator prefers window seats" },
+          ],
+        },
+      },
+    });
+    expect(result.text.match(/Sprint review/gi)).toHaveLength(1);
+    expect(result.text).toContain("Operator prefers window seats");
+    const semantic = result.slots.find((slot) => slot.slot === "semantic_recall")!;
+    expect(semantic.dropped).toEqual([
+      { id: "s1", reason: "duplicate" },
+      { id: "s2", reason: "duplicate" },
+    ]);
+    expect(semantic.itemsIn).toBe(3);
+    expect(result.decisions).toContain("semantic_recall: 2 item(s) already shown in a higher slot left out");
+  });
+
+  it("short texts are only duplicates when equal (a one-word note is in many others)", () => {
+    const result = assembleContext({
+      modelContextWindow: 200_000,
+      slots: { recent_memory: { items: [{ id: "r1", text: "- [d] Mia" }] }, semantic_recall: { items: [{ id: "s1", text: "- [d] Mia starts school in September" }] } },
+    });
+    expect(result.text).toContain("Mia starts school in September");
+  });
+});
+
 describe("assembleContext: properties", () => {
   it("the output never exceeds the budget (either stealing mode)", () => {
     fc.assert(
@@ -194,7 +229,9 @@ describe("assembleContext: properties", () => {
         const result = assembleContext({ slots, config: big, modelContextWindow: 2_000_000 });
         expect(result.slots.some((s) => s.truncated)).toBe(false);
         for (const [slot, content] of Object.entries(slots)) {
-          for (const it of content!.items) if (it.text.trim()) expect(result.blocks.find((b) => b.slot === slot)!.text).toContain(it.text);
+          // Every item appears, except one already shown in a higher slot (reported as a duplicate).
+          const duplicates = result.slots.find((s) => s.slot === slot)!.dropped.filter((d) => d.reason === "duplicate").map((d) => d.id);
+          for (const it of content!.items) if (it.text.trim() && !duplicates.includes(it.id)) expect(result.blocks.find((b) => b.slot === slot)!.text).toContain(it.text);
         }
       }),
       { numRuns: 100 },

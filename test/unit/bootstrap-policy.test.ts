@@ -56,7 +56,7 @@ describe("operator overrides", () => {
   });
 });
 
-describe("config errors name the key and fall back to the defaults", () => {
+describe("config errors name the key; only the bad key (or list entry) is dropped", () => {
   const bad: Array<[string, unknown, string]> = [
     ["unknown session type", { fileSets: { ORCHESTRATION: ["AGENTS.md"] } }, "hooks.internal.entries.aci-bootstrap.fileSets"],
     ["non-.md name", { fileSets: { GROUP_CHAT: ["notes.txt"] } }, "hooks.internal.entries.aci-bootstrap.fileSets.GROUP_CHAT.0"],
@@ -67,15 +67,17 @@ describe("config errors name the key and fall back to the defaults", () => {
     ["IDENTITY.md in a subfolder", { fileSets: { MAIN_SESSION: ["x/identity.md"] } }, "fileSets.MAIN_SESSION.0"],
     ["wrong type: fileSets as array", { fileSets: ["SOUL.md"] }, "fileSets"],
     ["wrong type: maxFileBytes as string", { maxFileBytes: "64k" }, "maxFileBytes"],
-    ["typo'd key", { filesets: {} }, "hooks.internal.entries.aci-bootstrap"],
+    ["typo'd key", { filesets: {} }, "hooks.internal.entries.aci-bootstrap.filesets: unknown key (did you mean fileSets?)"],
     ["whole entry of the wrong type", "yes", "hooks.internal.entries.aci-bootstrap"],
   ];
 
-  it.each(bad)("%s", (_label, raw, keyPath) => {
+  it.each(bad)("%s", (label, raw, keyPath) => {
     const policy = resolveBootstrapPolicy(raw);
     expect(policy.configOk).toBe(false);
     expect(policy.configError).toContain(keyPath);
-    expect(policy.sets).toEqual(DEFAULT_POLICY.sets);
+    // The one bad entry goes: MAIN_SESSION keeps SOUL.md; a list left empty falls back to its default.
+    const expected = label === "MEMORY.md" ? { ...DEFAULT_POLICY.sets, MAIN_SESSION: ["SOUL.md"] } : DEFAULT_POLICY.sets;
+    expect(policy.sets).toEqual(expected);
     const errors = errorsLogged();
     expect(errors).toHaveLength(1);
     expect(errors[0].error).toContain(keyPath);

@@ -77,11 +77,13 @@ describe("CONFIG.md parsing", () => {
     ["identity_tokens: -1", "CONFIG.md.identity_tokens"],
     ["heartbeat_custom_patterns:\n  - pattern: 'x'\n    flags: g", "CONFIG.md.heartbeat_custom_patterns.0"],
     ["lock_stale_threshold_seconds: 1", "CONFIG.md.lock_stale_threshold_seconds"],
-  ])("a wrong type errors with its key path, then defaults: %s", (yaml, keyPath) => {
+  ])("a wrong type errors with its key path; that key takes its default, the valid ones are kept: %s", (yaml, keyPath) => {
     const result = parseHygieneConfigText(`\`\`\`yaml\nsemantic_recall_tokens: 900\n${yaml}\n\`\`\``);
     expect(result.ok).toBe(false);
     expect(result.error).toContain(`${keyPath}`);
-    expect(result.config).toEqual(SECTION_13);
+    // An unknown key inside a list entry (`flags`) costs that key only: the pattern itself is kept.
+    const kept = keyPath.endsWith("heartbeat_custom_patterns.0") ? { heartbeat_custom_patterns: [{ class: "custom", pattern: "x" }] } : {};
+    expect(result.config).toEqual({ ...SECTION_13, semantic_recall_tokens: 900, ...kept });
     expect(logs.filter((l) => l.level === 50)).toHaveLength(1);
   });
 

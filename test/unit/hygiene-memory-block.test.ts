@@ -52,6 +52,20 @@ describe("assembleMemoryBlock (ethos-context usage)", () => {
     expect(estimateTokens(result.text)).toBeLessThanOrEqual(600);
   });
 
+  it("the same memory as a search hit (a longer chunk, with its heading and metadata) and a recent note is shown once", async () => {
+    daily("2026-02-22.md", "# 2026-02-22\n- Booked the dentist for Friday at 9 <!-- confidence: 0.95 source: operator -->\n", new Date("2026-02-22T10:00:00Z"));
+    const result = await assembleMemoryBlock({
+      workspaceDir: workspace,
+      semanticHits: [hit("chunk", "# 2026-02-22\n- Booked the dentist for Friday at 9 <!-- confidence: 0.95 source: operator -->"), hit("h2", "Operator prefers window seats")],
+      maxTokens: 600,
+      now,
+    });
+    expect(result.text.match(/dentist/g)).toHaveLength(1);
+    expect(result.text).toContain("## Recent memory\n- [2026-02-22] Booked the dentist for Friday at 9");
+    expect(result.text).toContain("Operator prefers window seats");
+    expect(result.slots.find((s) => s.slot === "semantic_recall")!.dropped).toEqual([{ id: "chunk", reason: "duplicate" }]);
+  });
+
   it("a flood of recent notes cannot crowd out the semantic hits (shared ceiling)", async () => {
     const notes = Array.from({ length: 200 }, (_, i) => `- routine note number ${i} about nothing in particular`).join("\n");
     daily("2026-02-22.md", notes, new Date("2026-02-22T11:00:00Z"));

@@ -84,6 +84,9 @@ describe("capture-baseline", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("## OpenClaw's own report (/context json, agent:main:main)");
     expect(result.stdout).toMatch(/Live gateway report \(agent:main:main\): MEMORY\.md IS injected \(400 chars\)/);
+    // A file the bundle adds: estimate 0, negative diff, and the reason in words.
+    expect(result.stdout).toMatch(/^TOOLS_COMPACT\.md\s+false\s+354\s+354\s+false\s+0\s+-354\s+added by the bundle \(not in OpenClaw's own set\)/m);
+    expect(result.stdout).toContain('"diff" is estimate − injected');
     const send = fake.calls().find((call) => call[2] === "chat.send")!;
     expect(JSON.parse(send[send.indexOf("--params") + 1])).toMatchObject({ sessionKey: "agent:main:main", message: "/context json" });
     expect(send).toContain("t0k");

@@ -18,7 +18,29 @@ fs.appendFileSync(process.env.FAKE_OPENCLAW_LOG, JSON.stringify(args) + "\n");
 const fail = (process.env.FAKE_OPENCLAW_FAIL || "").split(",");
 if (fail.includes(args[0])) { console.error("fake failure for " + args[0]); process.exit(1); }
 const configPath = process.env.OPENCLAW_CONFIG_PATH;
-if (args[0] === "hooks" && (args[1] === "enable" || args[1] === "disable")) {
+const modern = (process.env.FAKE_OPENCLAW_VERSION || "2026.9.6") >= "2026.9";
+if (args[0] === "hooks" && args[1] === "--help") {
+  console.log("Commands:\n  check  Check hooks\n  install  " + (modern ? "Deprecated: install a hook pack via openclaw plugins install" : "Install a hook pack (path, archive, or npm spec)") + "\n  list  List all hooks");
+} else if ((modern && args[0] === "plugins" && args[1] === "install" && args.includes("--force")) || (!modern && args[0] === "hooks" && args[1] === "install")) {
+  // Like the real CLI: copy to <state>/hooks/<name>, enable the hooks, rewrite the config without comments.
+  const source = args[2];
+  const target = process.env.OPENCLAW_STATE_DIR + "/hooks/" + JSON.parse(fs.readFileSync(source + "/package.json", "utf8")).name;
+  console.log("Installing to " + target + "…");
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.cpSync(source, target, { recursive: true });
+  const cfg = fs.existsSync(configPath) ? JSON5.parse(fs.readFileSync(configPath, "utf8")) : {};
+  cfg.hooks ??= {}; cfg.hooks.internal ??= {}; cfg.hooks.internal.entries ??= {};
+  cfg.hooks.internal.enabled = true;
+  for (const name of ["aci-bootstrap", "ethos-context"]) cfg.hooks.internal.entries[name] = { ...(cfg.hooks.internal.entries[name] ?? {}), enabled: true };
+  if (!modern) cfg.hooks.internal.installs = { "openclaw-context": { source: "path", installPath: target } };
+  cfg.meta = { lastTouchedVersion: modern ? "2026.9.6" : "2026.3.13" };
+  fs.writeFileSync(configPath, JSON.stringify(cfg, null, 2));
+  console.log("Installed hook pack: openclaw-context");
+  if (!modern) console.log("Restart the gateway to load hooks.");
+} else if (args[0] === "plugins" && args[1] === "install") {
+  console.error(modern ? "Install cancelled; rerun with --force after reviewing the source." : "error: unknown option '--force'");
+  process.exit(1);
+} else if (args[0] === "hooks" && (args[1] === "enable" || args[1] === "disable")) {
   const cfg = fs.existsSync(configPath) ? JSON5.parse(fs.readFileSync(configPath, "utf8")) : {};
   cfg.hooks ??= {}; cfg.hooks.internal ??= {}; cfg.hooks.internal.entries ??= {};
   cfg.hooks.internal.entries[args[2]] = { ...(cfg.hooks.internal.entries[args[2]] ?? {}), enabled: args[1] === "enable" };
@@ -34,6 +56,7 @@ if (args[0] === "hooks" && (args[1] === "enable" || args[1] === "disable")) {
   const report = { report: { injectedWorkspaceFiles: [
     { name: "AGENTS.md", path: "/ws/AGENTS.md", missing: false, rawChars: 1772, injectedChars: 1772, truncated: false },
     { name: "MEMORY.md", path: "/ws/MEMORY.md", missing: false, rawChars: 400, injectedChars: 400, truncated: false },
+    { name: "TOOLS_COMPACT.md", path: "/ws/TOOLS_COMPACT.md", missing: false, rawChars: 354, injectedChars: 354, truncated: false },
   ] }, session: {} };
   console.log(JSON.stringify({ messages: [ { role: "user", content: "/context json" }, { role: "assistant", content: [ { type: "text", text: JSON.stringify(report, null, 2) } ] } ] }));
 } else {

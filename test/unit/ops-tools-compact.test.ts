@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "../../src/core/tokens.ts";
-import { DEFAULT_CHECK_OPTIONS, checkToolsCompact, draftToolsCompact, extractLookupItems } from "../../src/ops/tools-compact.ts";
+import { DEFAULT_CHECK_OPTIONS, checkAgainstSource, checkToolsCompact, draftToolsCompact, extractLookupItems } from "../../src/ops/tools-compact.ts";
 import { startLlmStub } from "./ops-llm-stub.ts";
 import { runOpsScript } from "./ops-run-script.ts";
 
@@ -115,7 +115,7 @@ describe("TOOLS_COMPACT draft generator", () => {
     fs.writeFileSync(path.join(ws, "TOOLS_COMPACT.md"), "hand-made\n");
     const result = await runOpsScript("draft-tools-compact.ts", ["--workspace", ws]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("AC-6 check of the draft: PASS");
+    expect(result.stdout).toContain("Compact-tools check (AC-6) of the draft: PASS");
     expect(fs.readFileSync(path.join(ws, "initiatives/adaptive-context-injection/TOOLS_COMPACT_DRAFT.md"), "utf8")).toContain("## Telegram Topics");
     expect(fs.readFileSync(path.join(ws, "TOOLS_COMPACT.md"), "utf8")).toBe("hand-made\n");
     const refused = await runOpsScript("draft-tools-compact.ts", ["--workspace", ws, "--out", path.join(ws, "TOOLS_COMPACT.md")]);
@@ -131,7 +131,7 @@ describe("TOOLS_COMPACT draft generator", () => {
     expect(failed.stdout).toMatch(/size: \d+ tokens > 300/);
     const missing = await runOpsScript("check-tools-compact.ts", ["--workspace", ws]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/cannot read .*TOOLS_COMPACT\.md/);
+    expect(missing.stderr).toMatch(/there is no .*TOOLS_COMPACT\.md yet: run `npm run draft-tools` first/);
   });
 
   it("--llm: a compliant model answer replaces the deterministic draft; a non-compliant one is rejected", async () => {
@@ -152,5 +152,65 @@ describe("TOOLS_COMPACT draft generator", () => {
     } finally {
       await stub.stop();
     }
+  });
+});
+
+describe("URLs, ports, paths and commands survive the draft byte for byte", () => {
+  const SOURCE = [
+    "# TOOLS",
+    "## Browser",
+    "Chrome runs with remote debugging on port 9222 because the agent drives it over CDP.",
+    "Profiles are in ~/Library/Chrome/Profiles, we never share them.",
+    "## Mission Control",
+    "- Dashboard at http://localhost:3000",
+    "- Start it with `mc serve --port 3000`",
+    "## Camera",
+    "- Porch camera: rtsp://10.0.0.20:554/stream1",
+    "- Snapshots land in /var/lib/cams/porch/",
+    "",
+  ].join("\n");
+
+  it("a URL after prose is not split at its scheme colon; prose keeps its port and path", () => {
+    expect(extractLookupItems("- Dashboard at http://localhost:3000\n")).toEqual(["Dashboard at http://localhost:3000"]);
+    expect(extractLookupItems("- Porch camera: rtsp://10.0.0.20:554/stream1\n")).toEqual(["Porch camera: rtsp://10.0.0.20:554/stream1"]);
+    expect(extractLookupItems("- **Dashboard:** http://mc.local:3100\n")).toEqual(["Dashboard: http://mc.local:3100"]);
+    expect(extractLookupItems("Chrome runs with remote debugging on port 9222 because the agent drives it over CDP.\n")).toEqual(["port 9222"]);
+    expect(extractLookupItems("Profiles are in ~/Library/Chrome/Profiles, we never share them.\n")).toEqual(["~/Library/Chrome/Profiles"]);
+  });
+
+  it("the draft carries every value of the source unchanged, and the source check finds nothing damaged or lost", () => {
+    const draft = draftToolsCompact(SOURCE, { requiredSections: ["Browser", "Mission Control", "Camera"] });
+    for (const value of ["http://localhost:3000", "rtsp://10.0.0.20:554/stream1", "port 9222", "~/Library/Chrome/Profiles", "`mc serve --port 3000`", "/var/lib/cams/porch/"]) {
+      expect(draft.text).toContain(value);
+    }
+    expect(draft.text).not.toMatch(/[a-z]: \/\//);
+    expect(checkAgainstSource(draft.text, SOURCE, ["Browser", "Mission Control", "Camera"])).toEqual({ damaged: [], lost: [] });
+  });
+
+  it("the source check catches a damaged URL and lists what a draft left out", () => {
+    const damagedDraft = "## Browser\nCDP\n## Mission Control\nDashboard at http: //localhost:3000 · `mc serve --port 3001`\n## Camera\nrtsp://10.0.0.20:554/stream1\n";
+    const result = checkAgainstSource(damagedDraft, SOURCE, ["Browser", "Mission Control", "Camera"]);
+    expect(result.damaged).toEqual(expect.arrayContaining(["http: //localhost:3000", "`mc serve --port 3001`"]));
+    expect(result.lost).toEqual(expect.arrayContaining(["port 9222", "~/Library/Chrome/Profiles", "http://localhost:3000", "/var/lib/cams/porch/"]));
+    expect(result.lost).not.toContain("rtsp://10.0.0.20:554/stream1");
+  });
+
+  it("check-tools fails on a damaged value (exit 1) and warns about left-out values", async () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), "ops-tc-src-"));
+    fs.writeFileSync(path.join(ws, "TOOLS.md"), TOOLS_MD);
+    fs.writeFileSync(path.join(ws, "TOOLS_COMPACT.md"), GOOD.replace("http://mc.local:3100", "http: //mc.local:3100"));
+    const result = await runOpsScript("check-tools-compact.ts", ["--workspace", ws]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/damaged: http: \/\/mc\.local:3100 is not in .*TOOLS\.md byte for byte/);
+    expect(result.stdout).toMatch(/warning: left out of the compact file \(in TOOLS\.md\): .*\/api\/v2/);
+    fs.writeFileSync(path.join(ws, "TOOLS_COMPACT.md"), GOOD);
+    expect((await runOpsScript("check-tools-compact.ts", ["--workspace", ws])).stdout).not.toContain("damaged");
+  });
+
+  it("check-tools on a fresh workspace says to run draft-tools first", async () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), "ops-tc-fresh-"));
+    const result = await runOpsScript("check-tools-compact.ts", ["--workspace", ws]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("run `npm run draft-tools` first");
   });
 });

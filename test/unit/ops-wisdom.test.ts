@@ -284,6 +284,22 @@ describe("draft, review flag and promotion", () => {
 });
 
 describe("compress-wisdom CLI", () => {
+  it("with no model reachable, the error names the flags that point it at one", async () => {
+    const ws = makeWisdomWorkspace();
+    // A port nothing listens on: bind one, note it, close it.
+    const net = await import("node:net");
+    const port = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port: free } = server.address() as { port: number };
+        server.close(() => resolve(free));
+      });
+    });
+    const run = await runOpsScript("compress-wisdom.ts", ["--workspace", ws, "--date", "2026-11-22", "--llm-url", `http://127.0.0.1:${port}`, "--retries", "0"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+\/api\/chat/);
+    expect(run.stderr).toContain("--provider ollama|openai and --llm-url <url>");
+  });
+
   it("run → draft with exit 0, SOUL.md untouched; promote shows a diff and changes nothing without --approve", async () => {
     stub = await startLlmStub([{ answer: goodAnswer() }]);
     const ws = makeWisdomWorkspace();

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPluginAdapter } from "../../plugin/adapter.ts";
-import pluginEntry, { resolveBundleRoot, servesHost } from "../../plugin/index.js";
+import pluginEntry, { hostVersionOf, resolveBundleRoot, servesHost } from "../../plugin/index.js";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { pluginDeliveryClaim, releaseMemoryDelivery } from "../../src/context/delivery.ts";
 import { PluginConfigSchema } from "../../src/context/plugin-turn.ts";
@@ -142,6 +142,17 @@ describe("plugin/index.js", () => {
     expect(servesHost(undefined)).toBe(false);
     expect(pluginSupported("2026.9.6")).toBe(true);
     expect(pluginSupported("2026.3.13")).toBe(false);
+  });
+
+  it("reads the host version from the runtime, else from the openclaw package the gateway runs, else from openclaw.json", () => {
+    expect(hostVersionOf({ runtime: { version: "2026.9.6" } })).toBe("2026.9.6");
+    const host = fs.mkdtempSync(path.join(tmp, "host-"));
+    fs.mkdirSync(path.join(host, "dist"));
+    fs.writeFileSync(path.join(host, "package.json"), JSON.stringify({ name: "openclaw", version: "2026.3.13" }));
+    fs.writeFileSync(path.join(host, "openclaw.mjs"), "");
+    expect(hostVersionOf({ runtime: { version: "unknown" } }, path.join(host, "openclaw.mjs"))).toBe("2026.3.13");
+    expect(hostVersionOf({ runtime: {}, config: { meta: { lastTouchedVersion: "2026.3.13" } } }, path.join(tmp, "nowhere.mjs"))).toBe("2026.3.13");
+    expect(hostVersionOf({}, path.join(tmp, "nowhere.mjs"))).toBeUndefined();
   });
 
   it("finds the hook pack next to itself", () => {

@@ -1,0 +1,257 @@
+import fs from "node:fs";
+import path from "node:path";
+import { aciBootstrapConfigSchema } from "../bootstrap/policy.ts";
+import { parseEthosContextConfig } from "../context/config.ts";
+import { CONFIG_ISSUE_EVENT, parseConfigOrDefaults } from "../core/config.ts";
+import type { ConfigIssue } from "../core/config.ts";
+import { hookLogFile, setLogDestination } from "../core/log.ts";
+import { HOOK_KEYS } from "../core/records.ts";
+import { defaultIndexCacheDir } from "../memory/sources.ts";
+import { openClawStateDir } from "../openclaw/config-file.ts";
+import { isObject } from "../openclaw/events.ts";
+import { resolveHookConfig } from "../openclaw/hook-config.ts";
+import type { OpenClawConfig } from "../openclaw/events.ts";
+import { HOOK_NAMES, PACK_ID, hookEligibility, installRecordPath, workspaceHookDir } from "./install.ts";
+import type { HookEligibility, InstallRecord } from "./install.ts";
+import { readOpenClawJson } from "./openclaw-json.ts";
+
+// `npm run status`: what an operator wants to know first, in plain words. Everything is read from
+// files (openclaw.json, the install record, our log file, the index cache); the openclaw CLI is
+// asked only whether the gateway sees the hooks as eligible.
+
+export type LogRecord = { time?: number; level?: number; msg?: string; name?: string; event?: string; sessionType?: string; [key: string]: unknown };
+
+export type HookStatus = { name: string; enabled: boolean; why: string; eligibility?: HookEligibility };
+export type UnitStatus = { id: string; installed: boolean; detail: string };
+export type IndexFileStatus = { file: string; bytes: number; savedAt: string; rootDir?: string; filesIndexed?: number; staleFiles?: number };
+
+export type StatusReport = {
+  configPath: string;
+  workspace: string;
+  logFile?: string;
+  units: UnitStatus[];
+  hooks: HookStatus[];
+  configNow: Record<string, ConfigIssue[]>;
+  configLogged: (ConfigIssue & { time?: string })[];
+  decisions: Record<string, { time?: string; hook?: string; summary: string }[]>;
+  index: { dir: string; files: IndexFileStatus[] };
+};
+
+const MAX_LOG_TAIL_BYTES = 4 * 1024 * 1024;
+
+/** The newest records of our log (the current file, then the rotated ones while within the byte cap). */
+export function readLogTail(file: string, maxBytes = MAX_LOG_TAIL_BYTES): LogRecord[] {
+  const chunks: string[] = [];
+  let budget = maxBytes;
+  for (const candidate of [file, `${file}.1`, `${file}.2`, `${file}.3`]) {
+    if (budget <= 0) break;
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(candidate);
+    } catch {
+      continue;
+    }
+    if (!stat.isFile()) continue;
+    const length = Math.min(stat.size, budget);
+    const buffer = Buffer.alloc(length);
+    const fd = fs.openSync(candidate, "r");
+    try {
+      fs.readSync(fd, buffer, 0, length, stat.size - length);
+    } finally {
+      fs.closeSync(fd);
+    }
+    budget -= length;
+    chunks.unshift(buffer.toString("utf8"));
+  }
+  const records: LogRecord[] = [];
+  for (const line of chunks.join("\n").split("\n")) {
+    if (!line.startsWith("{")) continue;
+    try {
+      const parsed: unknown = JSON.parse(line);
+      if (isObject(parsed)) records.push(parsed as LogRecord);
+    } catch {
+      // a line cut by the byte cap or by rotation
+    }
+  }
+  return records;
+}
+
+function iso(time: unknown): string | undefined {
+  return typeof time === "number" ? new Date(time).toISOString() : undefined;
+}
+
+function hookEnabled(cfg: Record<string, unknown> | undefined, name: string): { enabled: boolean; why: string } {
+  const internal = (cfg?.hooks as { internal?: { enabled?: unknown; entries?: Record<string, { enabled?: unknown }> } } | undefined)?.internal;
+  if (internal?.enabled === false) return { enabled: false, why: "hooks.internal.enabled is false (all internal hooks off)" };
+  const entry = internal?.entries?.[name];
+  if (entry?.enabled === true) return { enabled: true, why: `hooks.internal.entries.${name}.enabled is true` };
+  if (entry?.enabled === false) return { enabled: false, why: `hooks.internal.entries.${name}.enabled is false` };
+  return { enabled: false, why: `no hooks.internal.entries.${name}.enabled in openclaw.json (installed hooks need it)` };
+}
+
+/** What each session type got lately: the decision records of both hooks. */
+export function recentDecisions(records: LogRecord[], perType: number): StatusReport["decisions"] {
+  const byType: StatusReport["decisions"] = {};
+  for (let i = records.length - 1; i >= 0; i -= 1) {
+    const record = records[i];
+    const isDecision = record.event === "aci-bootstrap.decision" || record.event === "ethos-context.decision" || record.msg === "memory context for this turn";
+    if (!isDecision || typeof record.sessionType !== "string") continue;
+    const list = (byType[record.sessionType] ??= []);
+    if (list.length >= perType * 2) continue;
+    const summary =
+      record.msg === "memory context for this turn"
+        ? `ethos-context: ${String(record.injected ?? 0)} memories injected (${String(record.reason ?? "?")}), ${String(record.chars ?? 0)} chars`
+        : String(record.msg ?? record.event);
+    list.push({ time: iso(record.time), hook: record.name, summary });
+  }
+  return byType;
+}
+
+/** Config problems the gateway logged at its last load of each hook's entry. */
+export function lastLoggedConfigIssues(records: LogRecord[]): StatusReport["configLogged"] {
+  const issues = records.filter((record) => record.event === CONFIG_ISSUE_EVENT);
+  const newestByRoot = new Map<string, number>();
+  for (const issue of issues) newestByRoot.set(String(issue.configKey), Math.max(newestByRoot.get(String(issue.configKey)) ?? 0, Number(issue.time ?? 0)));
+  // One load logs its issues together: keep those within a few seconds of the newest per entry.
+  const seen = new Set<string>();
+  return issues
+    .filter((issue) => Number(issue.time ?? 0) >= (newestByRoot.get(String(issue.configKey)) ?? 0) - 5_000)
+    .map((issue) => ({ key: String(issue.key), reason: String(issue.reason), time: iso(issue.time) }))
+    .filter((issue) => (seen.has(`${issue.key}:${issue.reason}`) ? false : (seen.add(`${issue.key}:${issue.reason}`), true)));
+}
+
+function indexStatus(dir: string): StatusReport["index"] {
+  const files: IndexFileStatus[] = [];
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir).filter((name) => name.endsWith(".json"));
+  } catch {
+    return { dir, files };
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) continue;
+    const entry: IndexFileStatus = { file, bytes: stat.size, savedAt: stat.mtime.toISOString() };
+    try {
+      const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { rootDir?: unknown; files?: Record<string, { mtimeMs?: unknown }> };
+      if (typeof parsed.rootDir === "string") entry.rootDir = parsed.rootDir;
+      if (isObject(parsed.files)) {
+        entry.filesIndexed = Object.keys(parsed.files).length;
+        // Files changed on disk after the index saved them: the next turn re-reads them.
+        entry.staleFiles = Object.keys(parsed.files).filter((rel) => {
+          try {
+            return fs.statSync(path.join(String(parsed.rootDir), rel)).mtimeMs > stat.mtimeMs;
+          } catch {
+            return true;
+          }
+        }).length;
+      }
+    } catch {
+      // another format: size and time only
+    }
+    files.push(entry);
+  }
+  return { dir, files };
+}
+
+export async function collectStatus(params: { configPath: string; workspace: string; cli?: string; decisionsPerType?: number; env?: NodeJS.ProcessEnv }): Promise<StatusReport> {
+  const env = params.env ?? process.env;
+  const cfg = await readOpenClawJson(params.configPath).catch(() => undefined);
+  let record: InstallRecord | undefined;
+  try {
+    record = JSON.parse(fs.readFileSync(installRecordPath(params.configPath), "utf8")) as InstallRecord;
+  } catch {
+    record = undefined;
+  }
+
+  const units: UnitStatus[] = [];
+  if (record?.units && Object.keys(record.units).length > 0) {
+    for (const [id, unit] of Object.entries(record.units)) {
+      const where = String(unit.path ?? "");
+      const present = where !== "" && fs.existsSync(where);
+      units.push({ id, installed: present, detail: present ? `installed (${String(unit.mode ?? record.mode)} mode) at ${where}` : `recorded as installed at ${where}, but it is not there` });
+    }
+  } else {
+    const candidates = [path.join(openClawStateDir(env), "hooks", PACK_ID), workspaceHookDir(params.workspace)];
+    const found = candidates.find((candidate) => fs.existsSync(candidate));
+    units.push({ id: "hook-pack", installed: Boolean(found), detail: found ? `found at ${found} (not installed by install-hooks: no install record)` : `not installed (looked in ${candidates.join(" and ")})` });
+  }
+
+  const eligibility = params.cli ? await hookEligibility(params.cli, params.configPath, { attempts: 1 }) : undefined;
+  const hooks = HOOK_NAMES.map((name) => ({ name, ...hookEnabled(cfg, name), eligibility: eligibility?.find((row) => row.name === name) }));
+
+  // Validate the entries as they are now, without writing to the log.
+  setLogDestination({ write: () => true } as never);
+  const configNow: StatusReport["configNow"] = {};
+  try {
+    configNow[HOOK_KEYS.aciBootstrap] = aciBootstrapIssues(cfg);
+    configNow[HOOK_KEYS.ethosContext] = parseEthosContextConfig(resolveHookConfig(cfg as OpenClawConfig | undefined, HOOK_KEYS.ethosContext)).issues;
+  } finally {
+    setLogDestination(undefined);
+  }
+
+  const logFile = hookLogFile(env);
+  const records = logFile ? readLogTail(logFile) : [];
+  return {
+    configPath: params.configPath,
+    workspace: params.workspace,
+    logFile,
+    units,
+    hooks,
+    configNow,
+    configLogged: lastLoggedConfigIssues(records),
+    decisions: recentDecisions(records, params.decisionsPerType ?? 3),
+    index: indexStatus(defaultIndexCacheDir(env)),
+  };
+}
+
+function aciBootstrapIssues(cfg: Record<string, unknown> | undefined): ConfigIssue[] {
+  const entry = resolveHookConfig(cfg as OpenClawConfig | undefined, HOOK_KEYS.aciBootstrap);
+  return parseConfigOrDefaults(aciBootstrapConfigSchema, entry, `hooks.internal.entries.${HOOK_KEYS.aciBootstrap}`).issues;
+}
+
+function bytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} kB` : `${n} B`;
+}
+
+function ago(isoTime: string, now: number): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(isoTime)) / 1000));
+  if (seconds < 120) return `${seconds} s ago`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h ago`;
+  return `${Math.round(seconds / 86_400)} days ago`;
+}
+
+export function formatStatus(report: StatusReport, now = Date.now()): string {
+  const out: string[] = [`${PACK_ID} status`, `  openclaw.json: ${report.configPath}`, `  workspace:     ${report.workspace}`, ""];
+  out.push("Installed");
+  for (const unit of report.units) out.push(`  ${unit.id}: ${unit.detail}`);
+  for (const hook of report.hooks) {
+    const seen = hook.eligibility ? (hook.eligibility.found ? (hook.eligibility.eligible ? `; the gateway lists it as eligible (${hook.eligibility.source})` : `; the gateway lists it as NOT eligible: ${hook.eligibility.blockedReason}`) : "; the gateway does not list it") : "";
+    out.push(`  ${hook.name}: ${hook.enabled ? "enabled" : "disabled"} (${hook.why})${seen}`);
+  }
+  out.push("", "Config (openclaw.json as it is now)");
+  for (const [hook, issues] of Object.entries(report.configNow)) {
+    out.push(issues.length === 0 ? `  ${hook}: ok` : `  ${hook}: ${issues.length} key(s) ignored, the other settings apply:`);
+    for (const issue of issues) out.push(`    - ${issue.key}: ${issue.reason}`);
+  }
+  out.push("", `Config errors the gateway logged at its last load${report.logFile ? ` (${report.logFile})` : ""}`);
+  if (report.configLogged.length === 0) out.push("  none");
+  for (const issue of report.configLogged) out.push(`  - ${issue.time ?? ""} ${issue.key}: ${issue.reason}`);
+  out.push("", "Recent decisions per session type");
+  if (!report.logFile) out.push("  file logging is off (OPENCLAW_CONTEXT_LOG_FILE=off)");
+  else if (Object.keys(report.decisions).length === 0) out.push(`  none logged yet in ${report.logFile}`);
+  for (const [type, list] of Object.entries(report.decisions)) {
+    out.push(`  ${type}`);
+    for (const decision of list) out.push(`    ${decision.time ? ago(decision.time, now) : ""}  ${decision.summary}`);
+  }
+  out.push("", `Memory index (${report.index.dir})`);
+  if (report.index.files.length === 0) out.push("  no saved index yet (it is built on the first turn that needs memory)");
+  for (const file of report.index.files) {
+    const what = file.filesIndexed !== undefined ? `${file.filesIndexed} files of ${file.rootDir ?? "?"}` : path.basename(file.file);
+    const stale = file.staleFiles ? `; ${file.staleFiles} file(s) changed since, re-read on the next turn` : "; up to date with the files on disk";
+    out.push(`  ${what}: ${bytes(file.bytes)}, saved ${ago(file.savedAt, now)}${file.filesIndexed !== undefined ? stale : ""}`);
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,118 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { RotatingFile, hookLogFile } from "../../src/core/log.ts";
+import { runOpsScript } from "./ops-run-script.ts";
+
+function tempRoot(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "ops-status-"));
+}
+
+describe("the hooks' log file", () => {
+  it("lives under the state dir by default; OPENCLAW_CONTEXT_LOG_FILE names another file or turns it off", () => {
+    expect(hookLogFile({ OPENCLAW_STATE_DIR: "/srv/oc" })).toBe("/srv/oc/openclaw-context/logs/openclaw-context.log");
+    expect(hookLogFile({ HOME: "/home/op" })).toBe("/home/op/.openclaw/openclaw-context/logs/openclaw-context.log");
+    expect(hookLogFile({ OPENCLAW_CONTEXT_LOG_FILE: "/var/log/occ.log" })).toBe("/var/log/occ.log");
+    expect(hookLogFile({ OPENCLAW_CONTEXT_LOG_FILE: "off" })).toBeUndefined();
+  });
+
+  it("rotates by size and keeps a bounded number of old files", () => {
+    const file = path.join(tempRoot(), "logs", "x.log");
+    const log = new RotatingFile(file, 100, 2);
+    for (let i = 0; i < 20; i += 1) log.write(`${JSON.stringify({ i, pad: "x".repeat(20) })}\n`);
+    const files = fs.readdirSync(path.dirname(file)).sort();
+    expect(files).toEqual(["x.log", "x.log.1", "x.log.2"]);
+    for (const name of files) expect(fs.statSync(path.join(path.dirname(file), name)).size).toBeLessThanOrEqual(100);
+    // The newest line is in the current file.
+    expect(fs.readFileSync(file, "utf8")).toContain('"i":19');
+  });
+
+  it("inside the gateway (hook entry point loaded), records go to <stateDir>/openclaw-context/logs", async () => {
+    const state = tempRoot();
+    const script = path.join(state, "probe.ts");
+    const repo = path.resolve(__dirname, "..", "..");
+    fs.writeFileSync(script, `import { getLogger, logToGatewayFile } from ${JSON.stringify(path.join(repo, "src/core/log.ts"))};\nlogToGatewayFile();\ngetLogger("aci-bootstrap").info({ event: "probe" }, "hello from the hook");\n`);
+    const { execFileSync } = await import("node:child_process");
+    execFileSync(process.execPath, [path.join(repo, "node_modules/tsx/dist/cli.mjs"), script], { env: { ...process.env, OPENCLAW_STATE_DIR: state, OPENCLAW_CONTEXT_LOG_FILE: "" }, stdio: "pipe" });
+    const written = fs.readFileSync(path.join(state, "openclaw-context", "logs", "openclaw-context.log"), "utf8");
+    expect(JSON.parse(written.trim())).toMatchObject({ name: "aci-bootstrap", event: "probe", msg: "hello from the hook" });
+  });
+});
+
+describe("npm run status", () => {
+  it("tells installed/enabled per hook, config problems now and as logged, recent decisions per session type, the index", async () => {
+    const root = tempRoot();
+    const state = path.join(root, "state");
+    const ws = path.join(root, "ws");
+    fs.mkdirSync(path.join(state, "hooks", "openclaw-context"), { recursive: true });
+    fs.mkdirSync(path.join(ws, "memory"), { recursive: true });
+    const config = path.join(state, "openclaw.json");
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        agents: { defaults: { workspace: ws } },
+        hooks: { internal: { enabled: true, entries: { "aci-bootstrap": { enabled: true, fileSet: {} }, "ethos-context": { enabled: false, serchTopK: 5 } } } },
+      }),
+    );
+    const logDir = path.join(state, "openclaw-context", "logs");
+    fs.mkdirSync(logDir, { recursive: true });
+    const t = Date.now() - 60_000;
+    const records = [
+      { time: t, name: "ethos-context", level: 50, event: "config.invalid-key", configKey: "hooks.internal.entries.ethos-context", key: "hooks.internal.entries.ethos-context.serchTopK", reason: "unknown key (did you mean searchTopK?)" },
+      { time: t + 1, name: "aci-bootstrap", level: 30, event: "aci-bootstrap.decision", sessionType: "SUBAGENT", msg: "aci-bootstrap: SUBAGENT (subagent) kept=1 dropped=3 added=0 tokens 900→120" },
+      { time: t + 2, name: "aci-bootstrap", level: 30, event: "aci-bootstrap.decision", sessionType: "MAIN_SESSION", msg: "aci-bootstrap: MAIN_SESSION (main) kept=2 dropped=2 added=1 tokens 1800→700" },
+      { time: t + 3, name: "ethos-context", level: 30, sessionType: "MAIN_SESSION", reason: "sure", injected: 2, chars: 512, msg: "memory context for this turn" },
+    ];
+    fs.writeFileSync(path.join(logDir, "openclaw-context.log"), records.map((r) => JSON.stringify(r)).join("\n") + "\n{cut line\n");
+    const indexDir = path.join(state, "openclaw-context", "memory-index");
+    fs.mkdirSync(indexDir, { recursive: true });
+    fs.writeFileSync(path.join(ws, "memory", "a.md"), "# a\n");
+    fs.writeFileSync(path.join(indexDir, "k.json"), JSON.stringify({ version: 1, key: "k", rootDir: ws, files: { "memory/a.md": {}, "memory/gone.md": {} } }));
+    fs.utimesSync(path.join(ws, "memory", "a.md"), new Date(t / 1000 - 1), new Date(t / 1000 - 1));
+
+    const result = await runOpsScript("status.ts", ["--no-cli"], { OPENCLAW_STATE_DIR: state, OPENCLAW_CONFIG_PATH: config, OPENCLAW_CONTEXT_LOG_FILE: "" });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).toContain(`hook-pack: found at ${path.join(state, "hooks", "openclaw-context")}`);
+    expect(out).toContain("aci-bootstrap: enabled (hooks.internal.entries.aci-bootstrap.enabled is true)");
+    expect(out).toContain("ethos-context: disabled (hooks.internal.entries.ethos-context.enabled is false)");
+    expect(out).toContain("- hooks.internal.entries.aci-bootstrap.fileSet: unknown key (did you mean fileSets?)");
+    expect(out).toMatch(/Config errors the gateway logged[^\n]*\n {2}- \S+ hooks\.internal\.entries\.ethos-context\.serchTopK: unknown key \(did you mean searchTopK\?\)/);
+    expect(out).toMatch(/ {2}MAIN_SESSION\n {4}\d+ s ago {2}ethos-context: 2 memories injected \(sure\), 512 chars\n {4}\d+ s ago {2}aci-bootstrap: MAIN_SESSION/);
+    expect(out).toMatch(/ {2}SUBAGENT\n {4}\d+ s ago {2}aci-bootstrap: SUBAGENT \(subagent\) kept=1/);
+    // memory/gone.md no longer exists: counted as changed since the index was saved.
+    expect(out).toMatch(new RegExp(`2 files of ${ws.replace(/[/\\]/g, "\\$&")}: \\d+ B, saved \\d+ s ago; 1 file\\(s\\) changed since`));
+  });
+
+  it("on an empty machine says what is missing instead of failing", async () => {
+    const root = tempRoot();
+    const ws = path.join(root, ".openclaw", "workspace");
+    fs.mkdirSync(ws, { recursive: true });
+    const result = await runOpsScript("status.ts", ["--no-cli"], { HOME: root, OPENCLAW_STATE_DIR: "", OPENCLAW_CONFIG_PATH: "", OPENCLAW_CONTEXT_LOG_FILE: "" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("hook-pack: not installed");
+    expect(result.stdout).toContain("aci-bootstrap: disabled (no hooks.internal.entries.aci-bootstrap.enabled in openclaw.json");
+    expect(result.stdout).toContain("none logged yet");
+    expect(result.stdout).toContain("no saved index yet");
+  });
+});
+
+describe("one workspace rule for every script", () => {
+  it("explain and check-tools take the workspace from agents.defaults.workspace when --workspace is absent", async () => {
+    const root = tempRoot();
+    const ws = path.join(root, "my-ws");
+    fs.cpSync(path.resolve(__dirname, "..", "..", "fixtures", "workspace"), ws, { recursive: true });
+    const config = path.join(root, "openclaw.json");
+    fs.writeFileSync(config, `{ // JSON5, like the gateway's\n agents: { defaults: { workspace: ${JSON.stringify(ws)} } } }\n`);
+    const explain = await runOpsScript("explain.ts", ["--json"], { OPENCLAW_CONFIG_PATH: config });
+    expect(explain.code).toBe(0);
+    expect(JSON.parse(explain.stdout).workspaceDir).toBe(ws);
+    const check = await runOpsScript("check-tools-compact.ts", ["--no-source"], { OPENCLAW_CONFIG_PATH: config });
+    expect(check.stdout).toContain(path.join(ws, "TOOLS_COMPACT.md"));
+    const none = await runOpsScript("explain.ts", [], { OPENCLAW_CONFIG_PATH: path.join(root, "missing.json"), HOME: root, OPENCLAW_STATE_DIR: "" });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`workspace not found: ${path.join(root, ".openclaw", "workspace")}`);
+  });
+});
