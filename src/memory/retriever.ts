@@ -1,7 +1,7 @@
 import { loadHygieneConfigCached } from "../hygiene/config.ts";
 import type { ScoringConfig } from "../hygiene/confidence.ts";
-import type { Retriever } from "./types.ts";
 import type { MemoryIndex } from "./memory-index.ts";
+import type { Retriever } from "./types.ts";
 
 /**
  * Where the confidence settings (CONFIG.md `confidence_decay_*`, `confidence_floor`,
@@ -10,14 +10,40 @@ import type { MemoryIndex } from "./memory-index.ts";
  */
 export type ScoringConfigSource = () => Promise<ScoringConfig | undefined>;
 
+export type EmbeddedRetrieverOptions = {
+  scoringConfig?: ScoringConfigSource;
+  /**
+   * The settings are looked up again in the background at most this often (ms); a turn never waits
+   * for that look-up except the first one. Default 1000, like the index's refresh interval.
+   */
+  configRecheckMs?: number;
+};
+
 /** The embedded backend as a Retriever: refresh (stat only, unless files changed), then search. */
-export function createEmbeddedRetriever(index: MemoryIndex, label = "workspace memory", scoringConfig?: ScoringConfigSource): Retriever {
-  const loadScoring: ScoringConfigSource = scoringConfig ?? (() => loadHygieneConfigCached(index.spec.rootDir).then((loaded) => loaded.config));
+export function createEmbeddedRetriever(index: MemoryIndex, label = "workspace memory", options: EmbeddedRetrieverOptions = {}): Retriever {
+  const load: ScoringConfigSource =
+    options.scoringConfig ?? (() => loadHygieneConfigCached(index.spec.rootDir).then((loaded) => loaded.config));
+  const recheckMs = options.configRecheckMs ?? 1000;
+  let known: { config: ScoringConfig | undefined; at: number } | undefined;
+  let reloading: Promise<void> | undefined;
+  const reload = (): Promise<void> =>
+    (reloading ??= load()
+      .catch(() => undefined)
+      .then((config) => {
+        known = { config, at: Date.now() };
+      })
+      .finally(() => {
+        reloading = undefined;
+      }));
   return {
     label,
     async search(query, limit) {
-      const [, confidence] = await Promise.all([index.refresh(), loadScoring().catch(() => undefined)]);
-      return index.search(query, limit, { confidence });
+      if (!known) await Promise.all([index.refresh(), reload()]);
+      else {
+        if (Date.now() - known.at >= recheckMs) void reload(); // the next turn gets the new settings
+        await index.refresh();
+      }
+      return index.search(query, limit, { confidence: known?.config });
     },
   };
 }

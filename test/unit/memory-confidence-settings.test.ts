@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { HYGIENE_CONFIG_DEFAULTS } from "../../src/hygiene/config.ts";
 import type { HygieneConfig } from "../../src/hygiene/config.ts";
 import { buildMemoryIndex } from "../../src/memory/memory-index.ts";
@@ -57,10 +57,11 @@ describe("CONFIG.md confidence settings reach retrieval ranking", () => {
     const ws = fs.mkdtempSync(path.join(tmp, "config-md-"));
     fs.writeFileSync(path.join(ws, "MEMORY.md"), `# Memory\n${ENTRIES.decayed}\n- Unrelated note about lunch.\n`);
     const index = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
-    const retriever = createEmbeddedRetriever(index);
-    const before = (await retriever.search("Where is the kayak paddle?", 3))[0].score;
+    const retriever = createEmbeddedRetriever(index, "workspace memory", { configRecheckMs: 0 });
+    const score = async () => (await retriever.search("Where is the kayak paddle?", 3))[0].score;
+    const before = await score();
     fs.writeFileSync(path.join(ws, "CONFIG.md"), "# Config\n```yaml\nconfidence_floor: 0.9\n```\n");
-    const after = (await retriever.search("Where is the kayak paddle?", 3))[0].score;
-    expect(after).toBeGreaterThan(before);
+    // Re-read in the background: a later turn gets the new floor.
+    await vi.waitFor(async () => expect(await score()).toBeGreaterThan(before), { timeout: 10_000 });
   });
 });
