@@ -106,38 +106,56 @@ export function dateMatches(date: string | undefined, period: QueryPeriod): bool
   return true;
 }
 
+// Analysed terms of a speaker label ("Caroline" → ["carolin"]), kept across queries (labels repeat).
+const speakerTermsCache = new Map<string, string[]>();
+function speakerTerms(speaker: string): string[] {
+  let terms = speakerTermsCache.get(speaker);
+  if (!terms) {
+    if (speakerTermsCache.size >= 4096) speakerTermsCache.clear();
+    speakerTermsCache.set(speaker, (terms = analyzeText(speaker)));
+  }
+  return terms;
+}
+
+const ENDS_WITH_QUESTION = /\?\s*(?:\[[^\]]*\]\s*)?(?:<!--[\s\S]*?-->\s*)?$/;
+
+/** Does the entry end with a question (an image caption or a metadata comment may follow)? */
+function isQuestion(text: string): boolean {
+  const mark = text.lastIndexOf("?");
+  return mark >= 0 && ENDS_WITH_QUESTION.test(text.slice(mark));
+}
+
 /** Re-order candidates (best first) with the signals above; scores stay in [0, 1]. */
 export function rerank(candidates: readonly RerankCandidate[], context: RerankContext, weights: RerankWeights = DEFAULT_RERANK_WEIGHTS): Reranked[] {
   if (candidates.length === 0) return [];
   const queryTerms = new Set(context.queryTerms);
 
   // Speaker: only when the query names someone who speaks in the candidates.
-  const speakerTerms = new Map<string, string[]>();
-  for (const candidate of candidates) {
-    const speaker = speakerOf(candidate.text);
-    if (speaker && !speakerTerms.has(speaker)) speakerTerms.set(speaker, analyzeText(speaker));
+  const speakers = weights.speaker > 0 ? candidates.map((candidate) => speakerOf(candidate.text)) : [];
+  const namedSpeakers = new Set<string>();
+  for (const speaker of new Set(speakers)) {
+    if (speaker && speakerTerms(speaker).some((t) => queryTerms.has(t))) namedSpeakers.add(speaker);
   }
-  const namedSpeakers = new Set([...speakerTerms].filter(([, terms]) => terms.some((t) => queryTerms.has(t))).map(([name]) => name));
 
   const period = weights.date > 0 ? queryPeriod(context.query) : undefined;
   const prf = weights.prf > 0 ? feedbackTerms(candidates, context, weights) : undefined;
 
   const scored = new Map<string, Reranked>();
-  for (const candidate of candidates) {
+  candidates.forEach((candidate, i) => {
     let factor = 1;
     if (namedSpeakers.size > 0) {
-      const speaker = speakerOf(candidate.text);
+      const speaker = speakers[i];
       if (speaker && namedSpeakers.has(speaker)) factor *= 1 + weights.speaker;
     }
     if (period && dateMatches(candidate.date, period)) factor *= 1 + weights.date;
     if (prf && candidate.termFrequency) factor *= 1 + weights.prf * overlap(candidate.termFrequency, prf);
     scored.set(candidate.id, { ...candidate, score: clamp(candidate.relevance * factor) });
-  }
+  });
 
   // The reply to a matching question carries the answer the question only asks about.
   if (weights.answer > 0 && context.next) {
     for (const asked of [...scored.values()]) {
-      if (!/\?\s*(?:\[[^\]]*\]\s*)?(?:<!--[\s\S]*?-->\s*)?$/.test(asked.text)) continue;
+      if (!isQuestion(asked.text)) continue;
       const reply = context.next(asked.id);
       if (!reply) continue;
       const lent = asked.score * weights.answer;
@@ -150,11 +168,11 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
     }
   }
 
-  return [...scored.values()].sort((a, b) => b.score - a.score || b.rawScore - a.rawScore || a.id.localeCompare(b.id));
+  return [...scored.values()].sort((a, b) => b.score - a.score || b.rawScore - a.rawScore || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Top terms of the best hits that the query does not already hold, weighted by idf × frequency. */
-function feedbackTerms(candidates: readonly RerankCandidate[], context: RerankContext, weights: RerankWeights): Map<string, number> | undefined {
+function feedbackTerms(candidates: readonly RerankCandidate[], context: RerankContext, weights: RerankWeights): Feedback | undefined {
   const top = [...candidates].sort((a, b) => b.relevance - a.relevance).slice(0, weights.prfDocs);
   const weight = new Map<string, number>();
   for (const candidate of top) {
@@ -167,13 +185,15 @@ function feedbackTerms(candidates: readonly RerankCandidate[], context: RerankCo
   const chosen = [...weight].sort((a, b) => b[1] - a[1]).slice(0, weights.prfTerms);
   if (chosen.length === 0) return undefined;
   const total = chosen.reduce((sum, [, w]) => sum + w, 0);
-  return new Map(chosen.map(([term, w]) => [term, w / total]));
+  return { terms: chosen.map(([term]) => term), shares: chosen.map(([, w]) => w / total) };
 }
 
+type Feedback = { terms: string[]; shares: number[] };
+
 /** Share of the feedback terms' weight that the chunk holds, in [0, 1]. */
-function overlap(termFrequency: Readonly<Record<string, number>>, feedback: ReadonlyMap<string, number>): number {
+function overlap(termFrequency: Readonly<Record<string, number>>, feedback: Feedback): number {
   let share = 0;
-  for (const [term, w] of feedback) if (termFrequency[term]) share += w;
+  for (let i = 0; i < feedback.terms.length; i++) if (termFrequency[feedback.terms[i]]) share += feedback.shares[i];
   return share;
 }
 
