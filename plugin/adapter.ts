@@ -4,6 +4,7 @@
 // (createMemoryContextService → buildTurnContext) and goes on the user-message side as
 // prependContext, outside the cached system prompt. Subagents get SOUL.md and cron runs get
 // HEARTBEAT.md as appendSystemContext: the same text on every run of a workspace, so cacheable.
+import { logToGatewayFile } from "../src/core/log.ts";
 import { HOOK_KEYS } from "../src/core/records.ts";
 import { isObject } from "../src/openclaw/events.ts";
 import type { OpenClawConfig } from "../src/openclaw/events.ts";
@@ -44,6 +45,15 @@ function hookSwitchedOff(cfg: OpenClawConfig | undefined, hookKey: string): bool
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/**
+ * Inside the gateway only (index.js): our own records (config errors, index, retrieval) also go to
+ * the hooks' log file that `npm run status` reads. The plugin loader may evaluate its own copy of
+ * src/, so the hooks' call does not cover it.
+ */
+export function startInGateway(): void {
+  logToGatewayFile();
 }
 
 export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: string; service?: MemoryContextService }) {

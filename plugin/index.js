@@ -102,7 +102,10 @@ export default {
       const memory = api.pluginConfig?.memory !== false;
       if (memory) globalThis[DELIVERY_CLAIM] = { owner: "plugin", pluginId: PLUGIN_ID, hostVersion, since: Date.now() };
       const adapter = import(pathToFileURL(path.join(root, "plugin", "adapter.ts")).href)
-        .then((module) => module.createPluginAdapter({ api, hostVersion, bundleRoot: root }))
+        .then((module) => {
+          module.startInGateway?.();
+          return module.createPluginAdapter({ api, hostVersion, bundleRoot: root });
+        })
         .catch((error) => {
           // The hook path takes over again: better the old delivery than none.
           if (memory) delete globalThis[DELIVERY_CLAIM];

@@ -35,7 +35,7 @@ export type PluginConfig = z.output<typeof PluginConfigSchema>;
 
 export function parsePluginConfig(raw: unknown, log?: Log): PluginConfig {
   const result = parseConfigOrDefaults(PluginConfigSchema, raw ?? {}, `plugins.entries.${PLUGIN_ID}.config`, PLUGIN_ID);
-  if (log && result.error) log.error({ error: result.error }, "invalid plugin config, using defaults");
+  if (log && result.error) log.error({ error: result.error }, "invalid plugin config: the bad keys are ignored, every valid one applies");
   return result.config;
 }
 

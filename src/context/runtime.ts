@@ -143,7 +143,12 @@ export class EthosContextRuntime {
    * Never waits longer than awaitTimeoutMs for retrieval.
    */
   async onAgentBootstrap(event: AgentBootstrapEvent): Promise<unknown[] | undefined> {
-    if (pluginDeliveryClaim()) return undefined; // the plugin delivers memory as prependContext
+    if (pluginDeliveryClaim()) {
+      // The plugin delivers memory as prependContext. The config is still read here, so a bad key
+      // is reported in the hooks' own log as before.
+      this.service.configFrom(event.context.cfg);
+      return undefined;
+    }
     const files = event.context.bootstrapFiles;
     const workspaceDir = event.context.workspaceDir;
     const sessionKey = sessionKeyOf(event);

@@ -250,6 +250,11 @@ describe("no double injection", () => {
     const received = bootstrap();
     expect(await rt.onAgentBootstrap(received)).toBeUndefined();
     expect(queries).toEqual([]);
+    // The hook still reads its config, so a bad key is still reported in its own log.
+    hookConfig = { serchTopK: 5 };
+    await rt.onAgentBootstrap(bootstrap());
+    expect(logs.some((line) => line.includes("serchTopK"))).toBe(true);
+    hookConfig = {};
     releaseMemoryDelivery();
     rt.onMessageReceived(message("What is my sailboat called?", "m2"));
     expect(record(await rt.onAgentBootstrap(bootstrap()))?.content).toContain(SAILBOAT.text);
