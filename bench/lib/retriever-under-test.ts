@@ -25,10 +25,12 @@ export type IndexUnderTest = {
   /** Ranked chunks for a user message, after the hook's query extraction, before gate and budget. */
   rank(message: string, limit: number): Promise<RankedChunk[]>;
   /**
-   * The hook's whole same-turn path for one message in a main session at a token budget;
-   * `confidenceGate` and `searchTopK` override the configured values (gate sweep, top-k variant).
+   * The adapters' whole same-turn path (the memory-context service) for one message in a fresh main
+   * session at a token budget;
+   * `confidenceGate` and `searchTopK` override the configured values (gate sweep); `layout:
+   * "story-007"` injects story 007's layout instead of the compact one (what the layout costs).
    */
-  runTurn(message: string, budgetTokens: number, options?: { confidenceGate?: number; searchTopK?: number }): Promise<TurnOutcome>;
+  runTurn(message: string, budgetTokens: number, options?: { confidenceGate?: number; searchTopK?: number; layout?: "story-007" }): Promise<TurnOutcome>;
   /** Refreshes closer together than this are skipped (the hook's stat-storm guard). */
   minRefreshIntervalMs: number;
   /** Bring the index up to date after files changed (re-reads only what changed, via the cache). */

@@ -13,9 +13,7 @@ import type { Conversation, Turn } from "./data.ts";
 
 export const BUDGETS = [250, 500, 1000] as const;
 /** Alternative confidence gates tried at the 1,000-token budget (the configured one is the main run). */
-export const GATE_SWEEP = [0.2, 0.3, 0.4, 0.5] as const;
-/** A non-default top-k, to show what the retriever delivers when the budget, not k, is the limit. */
-export const VARIANT_TOP_K = 10;
+export const GATE_SWEEP = [0.12, 0.2, 0.25, 0.3] as const;
 export type Budget = (typeof BUDGETS)[number];
 
 export type NonMemoryPrompt = { kind: string; text: string };
@@ -28,8 +26,8 @@ export type QuestionResult = {
   baselineRank?: number;
   /** Budget (tokens) → did a gold turn's full text reach the injected block. */
   bundleInContext: Record<string, boolean>;
-  /** Same with searchTopK = VARIANT_TOP_K instead of the default. */
-  bundleTopKVariantInContext: Record<string, boolean>;
+  /** Same with story 007's layout injected instead of the compact one (what the layout costs). */
+  bundleStory007InContext: Record<string, boolean>;
   baselineInContext: Record<string, boolean>;
   bundleInjected: boolean;
   bundleGate: string;
@@ -108,15 +106,15 @@ export async function evaluateConversation(
       const bundleRank = firstRelevantRank(ranked, (chunk) => turnIdsIn(chunk.text).some((id) => gold.has(id)));
 
       const bundleInContext: Record<string, boolean> = {};
-      const bundleTopKVariantInContext: Record<string, boolean> = {};
+      const bundleStory007InContext: Record<string, boolean> = {};
       let bundleInjected = false;
       let bundleGate = "";
       let bundleInjectedTokens = 0;
       for (const budget of BUDGETS) {
         const outcome = await index.runTurn(query.q, budget);
         bundleInContext[budget] = outcome.injected && goldTextInBlock(outcome.block, goldTurns);
-        const variant = await index.runTurn(query.q, budget, { searchTopK: VARIANT_TOP_K });
-        bundleTopKVariantInContext[budget] = variant.injected && goldTextInBlock(variant.block, goldTurns);
+        const variant = await index.runTurn(query.q, budget, { layout: "story-007" });
+        bundleStory007InContext[budget] = variant.injected && goldTextInBlock(variant.block, goldTurns);
         if (budget === 1000) {
           bundleInjected = outcome.injected;
           bundleGate = outcome.gate;
@@ -145,7 +143,7 @@ export async function evaluateConversation(
         bundleRank,
         baselineRank,
         bundleInContext,
-        bundleTopKVariantInContext,
+        bundleStory007InContext,
         baselineInContext,
         bundleInjected,
         bundleGate,
@@ -180,10 +178,10 @@ export type QualityRow = {
   injectedRate: number;
 };
 
-function qualityRow(group: string, results: readonly QuestionResult[], who: "bundle" | "bundleTopKVariant" | "baseline"): QualityRow {
+function qualityRow(group: string, results: readonly QuestionResult[], who: "bundle" | "bundleStory007" | "baseline"): QualityRow {
   const rankOf = (r: QuestionResult) => (who === "baseline" ? r.baselineRank : r.bundleRank);
   const inContextOf = (r: QuestionResult) =>
-    who === "bundle" ? r.bundleInContext : who === "bundleTopKVariant" ? r.bundleTopKVariantInContext : r.baselineInContext;
+    who === "bundle" ? r.bundleInContext : who === "bundleStory007" ? r.bundleStory007InContext : r.baselineInContext;
   const inContext: Record<string, number> = {};
   for (const budget of BUDGETS) inContext[budget] = mean(results.map((r) => (inContextOf(r)[budget] ? 1 : 0)));
   return {
@@ -203,7 +201,7 @@ export type LocomoSummary = {
   questions: number;
   chunks: number;
   bundle: QualityRow[];
-  bundleTopKVariant: QualityRow[];
+  bundleStory007: QualityRow[];
   baseline: QualityRow[];
   nonMemory: { kind: string; prompts: number; runs: number; injectedRate: number }[];
   /** One row per gate threshold (the configured one first): questions injected, ctx@1000, non-memory injected. */
@@ -234,7 +232,7 @@ export function summarise(runs: readonly ConversationRun[], configuredGate: numb
     questions: all.length,
     chunks: runs.reduce((sum, run) => sum + run.chunks, 0),
     bundle: groups.filter(([, rows]) => rows.length > 0).map(([group, rows]) => qualityRow(group, rows, "bundle")),
-    bundleTopKVariant: groups.filter(([, rows]) => rows.length > 0).map(([group, rows]) => qualityRow(group, rows, "bundleTopKVariant")),
+    bundleStory007: groups.filter(([, rows]) => rows.length > 0).map(([group, rows]) => qualityRow(group, rows, "bundleStory007")),
     baseline: groups.filter(([, rows]) => rows.length > 0).map(([group, rows]) => qualityRow(group, rows, "baseline")),
     nonMemory,
     gateSweep: [

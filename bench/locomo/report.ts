@@ -1,7 +1,11 @@
 // Markdown tables for the LoCoMo summary.
 import { pct, ratio } from "../lib/metrics.ts";
 import { markdownTable } from "../lib/table.ts";
-import { BUDGETS, VARIANT_TOP_K } from "./evaluate.ts";
+import { estimateTokens } from "../../src/core/tokens.ts";
+import { formatCompactBlock, formatContextBlock } from "../../src/context/format.ts";
+import type { ContextBlockFormatter } from "../../src/context/format.ts";
+import { BENCH_DIFFERENCES } from "../lib/bundle.ts";
+import { BUDGETS } from "./evaluate.ts";
 import type { LocomoSummary, QualityRow } from "./evaluate.ts";
 
 const REFERENCE_BM25_ALL10 = { r1: 0.322, r3: 0.5, r5: 0.564, mrr10: 0.425 };
@@ -10,11 +14,33 @@ function qualityCells(row: QualityRow): string[] {
   return [pct(row.r1), pct(row.r3), pct(row.r5), pct(row.mrr10), ...BUDGETS.map((b) => pct(row.inContext[b]))];
 }
 
+/**
+ * What each element of the two layouts costs, in tokens (4 characters each, as the budget counts):
+ * measured by formatting blocks that differ in one element.
+ */
+export function layoutCosts(): string[][] {
+  const frame = { ts: new Date("2023-05-08T13:56:00Z"), queryScore: 0.87, threshold: 0.15, sourceLabel: "workspace memory" };
+  const text = "x".repeat(40);
+  const entry = (date: string) => ({ date, text, score: 0.87 });
+  const size = (format: ContextBlockFormatter, dates: string[]) => format({ ...frame, entries: dates.map(entry) }).length;
+  const cost = (chars: number) => (chars / 4).toFixed(2);
+  const rows: string[][] = [];
+  for (const [name, format] of [["compact (injected)", formatCompactBlock], ["story 007 (ETHOS_CONTEXT.md)", formatContextBlock]] as const) {
+    const one = size(format, ["2023-05-08"]);
+    const sameDate = size(format, ["2023-05-08", "2023-05-08"]) - one;
+    const newDate = size(format, ["2023-05-08", "2023-06-09"]) - one;
+    const perEntry = sameDate - text.length;
+    const perNewDate = newDate - sameDate;
+    rows.push([name, cost(one - text.length - perEntry - perNewDate), cost(perEntry), cost(perNewDate)]);
+  }
+  return rows;
+}
+
 export function renderLocomo(summary: LocomoSummary): string {
   const out: string[] = [];
   const bundleAll = summary.bundle[0];
   const baselineAll = summary.baseline[0];
-  const variantAll = summary.bundleTopKVariant[0];
+  const variantAll = summary.bundleStory007[0];
   out.push(`### LoCoMo retrieval quality (${summary.conversations.length} conversations, ${summary.questions} questions)`);
   out.push("");
   out.push("Percentages. `ctx@N` = the gold turn's full text reached the block injected at a budget of N tokens (headline).");
@@ -23,8 +49,8 @@ export function renderLocomo(summary: LocomoSummary): string {
     markdownTable(
       ["retriever", "R@1", "R@3", "R@5", "MRR@10", ...BUDGETS.map((b) => `ctx@${b}`), "questions injected"],
       [
-        ["bundle (hook path)", ...qualityCells(bundleAll), pct(bundleAll.injectedRate)],
-        [`bundle, searchTopK ${VARIANT_TOP_K} (not the default)`, "", "", "", "", ...BUDGETS.map((b) => pct(variantAll.inContext[b])), pct(variantAll.injectedRate)],
+        ["bundle (hook/plugin service, defaults)", ...qualityCells(bundleAll), pct(bundleAll.injectedRate)],
+        ["bundle, story-007 layout injected (not the default)", "", "", "", "", ...BUDGETS.map((b) => pct(variantAll.inContext[b])), pct(variantAll.injectedRate)],
         ["BM25 baseline", ...qualityCells(baselineAll), pct(baselineAll.injectedRate)],
         [
           "ratio bundle / baseline",
@@ -36,7 +62,7 @@ export function renderLocomo(summary: LocomoSummary): string {
           "",
         ],
         [
-          `ratio bundle topK ${VARIANT_TOP_K} / baseline`,
+          "ratio bundle story-007 layout / baseline",
           "",
           "",
           "",
@@ -87,5 +113,11 @@ export function renderLocomo(summary: LocomoSummary): string {
       `median index build per conversation ${summary.latency.indexMedianMs.toFixed(0)} ms; ${summary.chunks} bundle chunks in all; ` +
       `median injected block ${summary.bundleInjectedTokensMedian} tokens when injecting at the 1,000-token budget.`,
   );
+  out.push("");
+  out.push("#### Injected layout: what each element costs (tokens; recall of each layout in the table above)");
+  out.push("");
+  out.push(markdownTable(["layout", "fixed per block", "per entry (without its text)", "per new date"], layoutCosts()));
+  out.push("");
+  out.push(BENCH_DIFFERENCES);
   return out.join("\n");
 }

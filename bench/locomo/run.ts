@@ -9,6 +9,8 @@ import { listConversations, loadConversation } from "./data.ts";
 import { evaluateConversation, summarise } from "./evaluate.ts";
 import type { ConversationRun, LocomoSummary, NonMemoryPrompt } from "./evaluate.ts";
 import { renderLocomo } from "./report.ts";
+import { renderSmallVault, runSmallVault } from "./small-vault.ts";
+import type { SmallVaultResult } from "./small-vault.ts";
 
 export function loadNonMemoryPrompts(): NonMemoryPrompt[] {
   const file = path.join(path.dirname(fileURLToPath(import.meta.url)), "non-memory-prompts.json");
@@ -17,7 +19,7 @@ export function loadNonMemoryPrompts(): NonMemoryPrompt[] {
 
 export type LocomoOutcome =
   | { skipped: true; reason: string }
-  | { skipped: false; summary: LocomoSummary; markdown: string; runs: ConversationRun[] };
+  | { skipped: false; summary: LocomoSummary; markdown: string; runs: ConversationRun[]; smallVault: SmallVaultResult };
 
 export async function runLocomo(
   bundle: RetrieverUnderTest,
@@ -38,5 +40,6 @@ export async function runLocomo(
     options.log(`locomo: ${name} done (${conversation.queries.length} questions, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
   const summary = summarise(runs, options.configuredGate);
-  return { skipped: false, summary, markdown: renderLocomo(summary), runs };
+  const smallVault = await runSmallVault(bundle, options.smoke ? prompts.filter((_, i) => i % 4 === 0) : prompts);
+  return { skipped: false, summary, markdown: `${renderLocomo(summary)}\n\n${renderSmallVault(smallVault)}`, runs, smallVault };
 }

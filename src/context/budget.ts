@@ -5,20 +5,25 @@ import type { ContextBlockFormatter, ContextBlockInput, FormattedEntry } from ".
 import { renderMemoryText } from "./neutralise.ts";
 import type { RetrievedMemory } from "../memory/types.ts";
 
-// Bounded injection (hardening plan "Bounded injection"): at most `searchTopK` memories, each at
-// most `maxSnippetCharsEach`, the whole block at most min(maxInjectedCharsTotal, token ceiling of
-// the session type × 4 chars). The block is built entry by entry and verified against the limit,
-// so no formatter change can push it over.
+// Bounded injection (hardening plan "Bounded injection"): the session type's token ceiling decides
+// how much is injected. The best-ranked memories that passed the gate are added, best first, until
+// the block is full: each at most `maxSnippetCharsEach`, the whole block at most
+// min(maxInjectedCharsTotal, token ceiling × 4 chars), and at most `searchTopK` of them when the
+// operator sets one (unset = the budget is the only limit). A memory that does not fit whole is
+// skipped so a smaller one further down can use the room; only the first entry is ever shortened.
+// Two memories with the same rendered text are one (the same fact copied into two files).
+// The block is built entry by entry and verified against the limit, so no formatter change can
+// push it over.
 
 export type BudgetLimits = { topK: number; maxSnippetChars: number; maxTotalChars: number };
 
-/** Smallest snippet worth showing when the last entry has to be shortened to fit. */
+/** Smallest snippet worth showing when the first entry has to be shortened to fit. */
 const MIN_USEFUL_SNIPPET = 60;
 
 export function budgetLimitsFor(config: EthosContextConfig, sessionType: SessionType, maxTokensOverride?: number): BudgetLimits {
   const ceilingTokens = maxTokensOverride ?? config.maxTokensBySessionType[sessionType] ?? 0;
   return {
-    topK: config.searchTopK,
+    topK: config.searchTopK ?? Number.POSITIVE_INFINITY,
     maxSnippetChars: config.maxSnippetCharsEach,
     maxTotalChars: Math.min(config.maxInjectedCharsTotal, tokensToChars(ceilingTokens)),
   };
@@ -34,15 +39,20 @@ export function buildBudgetedBlock(
 ): BudgetedBlock {
   const injected: RetrievedMemory[] = [];
   const entries: FormattedEntry[] = [];
+  const seenTexts = new Set<string>();
   let block = "";
-  for (const memory of memories.slice(0, limits.topK)) {
+  for (const memory of memories) {
+    if (injected.length >= limits.topK) break;
+    // Room left is below what any entry costs: stop looking.
+    if (block.length > 0 && limits.maxTotalChars - block.length < 8) break;
     const full = renderMemoryText(memory.text, limits.maxSnippetChars);
-    if (!full) continue;
+    if (!full || seenTexts.has(full)) continue;
     const entry: FormattedEntry = { text: full, score: memory.score };
     if (memory.date) entry.date = memory.date;
     let candidate = format({ ...frame, entries: [...entries, entry] });
     if (candidate.length > limits.maxTotalChars) {
-      // Shorten this entry to the room that is left, if that leaves something useful.
+      if (entries.length > 0) continue; // a smaller memory further down may still fit whole
+      // The best memory alone is too long: shorten it to the room there is, if that leaves something useful.
       const overflow = candidate.length - limits.maxTotalChars;
       const room = full.length - overflow;
       if (room < MIN_USEFUL_SNIPPET) break;
@@ -51,10 +61,10 @@ export function buildBudgetedBlock(
       candidate = format({ ...frame, entries: [...entries, entry] });
       if (candidate.length > limits.maxTotalChars) break;
     }
+    seenTexts.add(full);
     entries.push(entry);
     injected.push(memory);
     block = candidate;
-    if (block.length >= limits.maxTotalChars) break;
   }
   return { injected, entries, block };
 }

@@ -54,13 +54,14 @@ export const EthosContextConfigSchema = z.object({
   debounceMs: z.number().int().min(0).max(60_000).default(500),
   /** A second bootstrap for the same turn (fallback attempt, second workspace) within this window re-injects the same block. */
   sameTurnWindowMs: z.number().int().min(0).max(3_600_000).default(60_000),
-  searchTopK: z.number().int().min(1).max(20).default(3),
+  /** At most this many memories in the block; unset (default) = the session type's token budget decides. */
+  searchTopK: z.number().int().min(1).max(20).optional(),
   maxInjectedCharsTotal: z.number().int().min(0).max(60_000).default(4000),
   maxSnippetCharsEach: z.number().int().min(40).max(20_000).default(800),
   /** Token ceiling of the injected block per session type (estimateTokens: ceil(chars/4)). */
   maxTokensBySessionType: tokenCeilingsSchema,
-  /** Minimum calibrated score; overridden by ethos.toml [retrieval].confidence_gate when ethos.configPath is set. */
-  confidenceGate: z.number().min(0).max(1).default(0.12),
+  /** Minimum calibrated score (0.15: the LoCoMo gate sweep in docs/retrieval.md; story 007 said 0.12); overridden by ethos.toml [retrieval].confidence_gate when ethos.configPath is set. */
+  confidenceGate: z.number().min(0).max(1).default(0.15),
   /** Top score at or above which one result is enough (story 007: 0.75). */
   highConfidence: z.number().min(0).max(1).default(0.75),
   minQueryChars: z.number().int().min(1).max(280).default(10),

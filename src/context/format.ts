@@ -56,3 +56,31 @@ export const formatContextBlock: ContextBlockFormatter = (input) => {
   input.entries.forEach((entry, i) => lines.push("", formatEntry(i + 1, entry)));
   return `${lines.join("\n")}\n`;
 };
+
+// The compact layout of the block the model reads (hook and plugin path). Every element was
+// measured against recall on LoCoMo (docs/retrieval.md, "Injected layout"): scores, numbering, the
+// marker comment and blank lines bought nothing and cost about 9 tokens an entry, so they are gone;
+// the date stays (the answer to "when" questions), written once per date group:
+//
+//   Relevant memories (workspace memory), by date:
+//   [2023-05-08]
+//   - Caroline: I went to a LGBTQ support group yesterday.
+//   [undated]
+//   - …
+//
+// Entries keep the order the budget chose within a date; dates run oldest first (undated last).
+
+export const formatCompactBlock: ContextBlockFormatter = (input) => {
+  if (input.entries.length === 0) return "";
+  const groups = new Map<string, string[]>();
+  for (const entry of input.entries) {
+    const key = entry.date ?? "undated";
+    const lines = groups.get(key) ?? [];
+    lines.push(`- ${entry.text}`);
+    groups.set(key, lines);
+  }
+  const dates = [...groups.keys()].sort((a, b) => (a === "undated" ? 1 : b === "undated" ? -1 : a.localeCompare(b)));
+  const lines = [`Relevant memories (${input.sourceLabel}), by date:`];
+  for (const date of dates) lines.push(`[${date}]`, ...(groups.get(date) ?? []));
+  return `${lines.join("\n")}\n`;
+};

@@ -17,7 +17,7 @@ import type { BlockComposer, ComposedBlock } from "./service.ts";
 const OPERATOR_SESSIONS: ReadonlySet<SessionType> = new Set(["MAIN_SESSION", "PRIVATE_DM"]);
 
 export const assemblerBlockComposer: BlockComposer = async ({ workspaceDir, sessionType, selection, maxTokens, maxChars, now, excludeIds }) => {
-  const semanticOnly: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id) };
+  const semanticOnly: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id), fileBlock: selection.fileBlock };
   if (!OPERATOR_SESSIONS.has(sessionType)) return semanticOnly;
 
   const { config } = await loadHygieneConfigCached(workspaceDir);
@@ -31,10 +31,12 @@ export const assemblerBlockComposer: BlockComposer = async ({ workspaceDir, sess
   // gate's top hit is what made this turn memory-worthy, so it is never crowded out entirely.
   const shownHits = keptHits.length > 0 ? keptHits : selection.injected.slice(0, 1);
   const semantic = selection.render(shownHits);
-  const block = [semantic.trimEnd(), ...extraSections.map((section) => section.text.trimEnd())].join("\n\n") + "\n";
+  const sections = extraSections.map((section) => section.text.trimEnd());
+  const block = [semantic.trimEnd(), ...sections].join("\n\n") + "\n";
   if (block.length > maxChars) return semanticOnly;
   return {
     block,
+    fileBlock: [selection.renderFile(shownHits).trimEnd(), ...sections].join("\n\n") + "\n",
     injectedIds: [...shownHits.map((memory) => memory.id), ...extraSections.flatMap((section) => section.itemIds)],
   };
 };

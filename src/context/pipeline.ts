@@ -1,9 +1,9 @@
 import type { SessionType } from "../session/types.ts";
 import { budgetLimitsFor, buildBudgetedBlock } from "./budget.ts";
 import type { EthosContextConfig } from "./config.ts";
-import { formatContextBlock } from "./format.ts";
+import { formatCompactBlock, formatContextBlock } from "./format.ts";
 import type { ContextBlockFormatter } from "./format.ts";
-import { applyConfidenceGate } from "./gate.ts";
+import { SINGLE_RESULT_MIN, applyConfidenceGate } from "./gate.ts";
 import type { GateDecision } from "./gate.ts";
 import { extractQuery } from "./query.ts";
 import { skipReason } from "./skip.ts";
@@ -23,9 +23,12 @@ export function prepareQuery(message: unknown, config: EthosContextConfig): Prep
   return skip ? { query, skip } : { query };
 }
 
-/** How many candidates to ask for: enough that de-duplication and the gate still leave topK. */
+/** Candidates asked for when the budget alone limits the block: more than any default ceiling holds. */
+export const BUDGET_FILL_CANDIDATES = 40;
+
+/** How many candidates to ask for: enough that de-duplication and the gate still fill the block. */
 export function candidateLimit(config: EthosContextConfig): number {
-  return Math.max(config.searchTopK * 3, 10);
+  return config.searchTopK === undefined ? BUDGET_FILL_CANDIDATES : Math.max(config.searchTopK * 3, 10);
 }
 
 /** Step 2 (async): ranked candidates from the backend, best first. */
@@ -55,10 +58,14 @@ export type Selection = {
   candidates: RetrievedMemory[];
   /** What made it into the block, in order. */
   injected: RetrievedMemory[];
-  /** Exact text injected ("" when nothing is). */
+  /** Exact text injected ("" when nothing is), in the compact layout the model reads. */
   block: string;
-  /** The same story-007 layout and budget for a subset of `injected` (used by the block composer). */
+  /** The same memories in story 007's layout, for ETHOS_CONTEXT.md (operators read it). */
+  fileBlock: string;
+  /** The same layout and budget for a subset of `injected` (used by the block composer). */
   render: (memories: readonly RetrievedMemory[]) => string;
+  /** Story 007's layout for a subset of `injected` (the composer's ETHOS_CONTEXT.md copy). */
+  renderFile: (memories: readonly RetrievedMemory[]) => string;
 };
 
 /** Step 3 (synchronous): de-duplicate, gate, budget, neutralise and format. */
@@ -67,13 +74,17 @@ export function selectAndFormat(results: readonly RetrievedMemory[], options: Se
   const excluded = options.excludeIds;
   const candidates = excluded ? results.filter((memory) => !excluded.has(memory.id)) : [...results];
   const gate = options.confidenceGate ?? config.confidenceGate;
-  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence });
+  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence, single: SINGLE_RESULT_MIN });
   const limits = budgetLimitsFor(config, options.sessionType, options.maxTokens);
   const frame = { ts: options.now ?? new Date(), queryScore: decision.topScore, threshold: gate, sourceLabel: options.sourceLabel };
-  const render = (memories: readonly RetrievedMemory[]) => buildBudgetedBlock(memories, limits, frame, options.format ?? formatContextBlock).block;
-  if (!decision.inject) return { decision, candidates, injected: [], block: "", render };
-  const { injected, block } = buildBudgetedBlock(decision.passing, limits, frame, options.format ?? formatContextBlock);
-  return { decision, candidates, injected, block, render };
+  const format = options.format ?? formatCompactBlock;
+  const render = (memories: readonly RetrievedMemory[]) => buildBudgetedBlock(memories, limits, frame, format).block;
+  // The file copy shows exactly the injected memories; the budget already chose them.
+  const fileLimits = { ...limits, maxTotalChars: Number.POSITIVE_INFINITY };
+  const renderFile = (memories: readonly RetrievedMemory[]) => buildBudgetedBlock(memories, fileLimits, frame, formatContextBlock).block;
+  if (!decision.inject) return { decision, candidates, injected: [], block: "", fileBlock: "", render, renderFile };
+  const { injected, block } = buildBudgetedBlock(decision.passing, limits, frame, format);
+  return { decision, candidates, injected, block, fileBlock: renderFile(injected), render, renderFile };
 }
 
 export type PipelineInput = {
@@ -92,13 +103,15 @@ export type PipelineResult = {
   chunks: RetrievedMemory[];
   injected: RetrievedMemory[];
   block: string;
+  /** ETHOS_CONTEXT.md's story-007 copy of the same memories. */
+  fileBlock: string;
 };
 
 /** The whole path for one message, exactly as the hook runs it (minus session state and I/O). */
 export async function runContextPipeline(input: PipelineInput): Promise<PipelineResult> {
   const prepared = prepareQuery(input.message, input.config);
-  if (prepared.skip) return { query: prepared.query, skipped: prepared.skip, decision: null, chunks: [], injected: [], block: "" };
+  if (prepared.skip) return { query: prepared.query, skipped: prepared.skip, decision: null, chunks: [], injected: [], block: "", fileBlock: "" };
   const results = await retrieveCandidates(prepared.query, input.retriever, input.config);
   const selection = selectAndFormat(results, { ...input, sourceLabel: input.retriever.label });
-  return { query: prepared.query, decision: selection.decision, chunks: selection.candidates, injected: selection.injected, block: selection.block };
+  return { query: prepared.query, decision: selection.decision, chunks: selection.candidates, injected: selection.injected, block: selection.block, fileBlock: selection.fileBlock };
 }

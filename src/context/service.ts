@@ -68,8 +68,11 @@ export type BlockComposer = (input: {
   excludeIds: ReadonlySet<string>;
 }) => Promise<ComposedBlock | string> | ComposedBlock | string;
 
-/** A composed block and every memory id it carries (for per-session de-duplication). */
-export type ComposedBlock = { block: string; injectedIds: string[] };
+/**
+ * A composed block and every memory id it carries (for per-session de-duplication); `fileBlock` is
+ * its story-007 copy for ETHOS_CONTEXT.md (the injected block itself uses the compact layout).
+ */
+export type ComposedBlock = { block: string; injectedIds: string[]; fileBlock?: string };
 
 export type MemoryContextDeps = {
   now?: () => number;
@@ -325,7 +328,7 @@ export class MemoryContextService {
         format: this.deps.format,
       });
       const composed = await this.composeBlock(selection, config, plan.sessionType, workspaceDir, Math.max(0, deadline - this.now()), excludeIds);
-      return { block: composed.block, injectedIds: composed.injectedIds, reason: selection.decision.tier, status: "ok" };
+      return { block: composed.block, injectedIds: composed.injectedIds, fileBlock: composed.fileBlock, reason: selection.decision.tier, status: "ok" };
     } catch (error) {
       this.log().warn({ err: errorMessage(error) }, "memory block could not be built; nothing injected");
       return { block: "", injectedIds: [], reason: "error", status: "error" };
@@ -342,7 +345,8 @@ export class MemoryContextService {
       const mark = { turn: state.turnCount, at: this.now() };
       for (const id of outcome.injectedIds) state.injected.set(id, mark);
     }
-    if (config.writeContextFile) void writeContextFile(workspaceDir, delivered ? outcome.block : "");
+    // Operators read story 007's layout of what the model got; the model reads the compact block.
+    if (config.writeContextFile) void writeContextFile(workspaceDir, delivered ? (outcome.fileBlock ?? outcome.block) : "");
   }
 
   /** Count a new turn in the session (the de-duplication clock). */
@@ -391,7 +395,7 @@ export class MemoryContextService {
     remainingMs: number,
     excludeIds: ReadonlySet<string>,
   ): Promise<ComposedBlock> {
-    const fallback: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id) };
+    const fallback: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id), fileBlock: selection.fileBlock };
     const composer = this.deps.composeBlock === undefined ? assemblerBlockComposer : this.deps.composeBlock;
     if (!composer || !config.assembleBlock || !selection.block) return fallback;
     const limits = budgetLimitsFor(config, sessionType);

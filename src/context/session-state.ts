@@ -24,6 +24,8 @@ export type TurnOutcome = {
   block: string;
   injectedIds: string[];
   reason: string;
+  /** Story 007's layout of the same memories for ETHOS_CONTEXT.md (the block uses the compact layout). */
+  fileBlock?: string;
 };
 
 export type CurrentTurn = { turnKey: string; startedAt: number; workspaceDir: string; outcome: Promise<TurnOutcome> };

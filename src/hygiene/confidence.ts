@@ -31,7 +31,7 @@ export const BASE_CONFIDENCE: Record<MemorySource, number> = {
   "agent-correction": 0.6, // a correction proposed by an agent, not the operator: decays, can be retracted
 };
 
-type ScoringConfig = Pick<
+export type ScoringConfig = Pick<
   HygieneConfig,
   | "confidence_boost_per_mention"
   | "confidence_decay_amount"

@@ -36,14 +36,18 @@ export function inverseDocumentFrequency(documentFrequency: number, documentCoun
   return Math.log(1 + (documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
 }
 
-/** Calibrated relevance of a chunk for the distinct query terms, in [0, 1]. */
-export function calibratedScore(queryTerms: readonly string[], chunk: ChunkTerms, stats: CorpusStats): number {
+/**
+ * Calibrated relevance of a chunk for the distinct query terms, in [0, 1]. `termWeight` scales a
+ * term's share of the query's information (question-frame words such as "name" count less: the
+ * memory says "called Miso", not "name"); 1 for every term by default.
+ */
+export function calibratedScore(queryTerms: readonly string[], chunk: ChunkTerms, stats: CorpusStats, termWeight: (term: string) => number = () => 1): number {
   let totalIdf = 0;
   let matchedIdf = 0;
   let weightedSaturation = 0;
   const lengthNorm = 1 - BM25_B + BM25_B * (stats.averageLength > 0 ? chunk.length / stats.averageLength : 1);
   for (const term of new Set(queryTerms)) {
-    const idf = inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount);
+    const idf = termWeight(term) * inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount);
     totalIdf += idf;
     const tf = chunk.termFrequency[term] ?? 0;
     if (tf > 0) {
@@ -63,11 +67,12 @@ export function calibratedScore(queryTerms: readonly string[], chunk: ChunkTerms
  * (src/hygiene/confidence.ts `chunkRankingMultiplier`: effective confidence 0.2…1, operator
  * corrections 1.5; 1 when the memory carries no metadata), or a front-matter `confidence`.
  * The relevance score is scaled by 0.75 + 0.25·weight: 0.8× at the 0.2 floor, neutral at 1,
- * 1.125× for corrections, so a decayed memory ranks below a fresh one with the same words without
- * being hidden outright. Result clamped to [0, 1].
+ * 1.125× for corrections at the default 1.5 boost, so a decayed memory ranks below a fresh one with
+ * the same words without being hidden outright. Weights above 4 count as 4 (a configured boost
+ * cannot make one memory outrank everything). Result clamped to [0, 1].
  */
 export function applyMemoryConfidence(score: number, weight: number | undefined): number {
   if (weight === undefined || !Number.isFinite(weight)) return score;
-  const w = Math.min(1.5, Math.max(0, weight));
+  const w = Math.min(4, Math.max(0, weight));
   return Math.min(1, Math.max(0, score * (0.75 + 0.25 * w)));
 }

@@ -279,6 +279,19 @@ export class ChunkStore<M> {
     return chunkId(file.rel, file.text.slice(start, start + this.textLength[slot]));
   }
 
+  /** Every analysed term of the chunk in `slot` with its count (pseudo-relevance feedback). */
+  termFrequencies(slot: number): Record<string, number> {
+    const termFrequency: Record<string, number> = {};
+    const start = this.forwardStart[slot];
+    for (let i = start; i < start + this.forwardLength[slot]; i++) termFrequency[this.terms[this.forwardTerm[i]]!] = this.forwardTf[i];
+    return termFrequency;
+  }
+
+  /** Length of the chunk in `slot`, in analysed terms (calibration). */
+  lengthOf(slot: number): number {
+    return this.length[slot];
+  }
+
   /** The chunk `offset` places away from `slot` in the same file (-1 = previous), if any. */
   neighbour(slot: number, offset: number): StoredChunk | undefined {
     const file = this.slotFile[slot];

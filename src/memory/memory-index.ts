@@ -8,7 +8,8 @@ import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/lock.ts";
 import type { RetrievedMemory } from "./types.ts";
 import { chunkRankingMultiplier } from "../hygiene/confidence.ts";
-import { applyMemoryConfidence, calibratedScore } from "./calibrate.ts";
+import type { ScoringConfig } from "../hygiene/confidence.ts";
+import { applyMemoryConfidence, calibratedScore, inverseDocumentFrequency } from "./calibrate.ts";
 import type { CorpusStats } from "./calibrate.ts";
 import { splitMarkdown } from "./chunk.ts";
 import { ChunkStore } from "./chunk-store.ts";
@@ -17,7 +18,9 @@ import { decodeIndexCache, encodeIndexCache } from "./index-cache.ts";
 import type { CacheIdentity } from "./index-cache.ts";
 import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, readMemorySourceFile, sourcesKey } from "./sources.ts";
 import type { MemorySourceSpec } from "./sources.ts";
-import { analyzeQuery, analyzeText } from "./tokenize.ts";
+import { rerank } from "./rerank.ts";
+import type { RerankCandidate } from "./rerank.ts";
+import { analyzeQuery, analyzeText, queryTermWeight } from "./tokenize.ts";
 
 // The embedded retriever's index: markdown chunks from the memory files in a compact store
 // (src/memory/chunk-store.ts: typed arrays, numbered terms, packed postings), BM25 for candidates,
@@ -59,10 +62,13 @@ export type RefreshStats = {
   yields: number;
 };
 
+/** Per-search settings: the workspace's CONFIG.md scoring settings (decay, floor, boosts). */
+export type SearchOptions = { confidence?: ScoringConfig };
+
 /** A ranked chunk with what a reranker needs beyond the calibrated score. */
 export type IndexCandidate = {
   memory: RetrievedMemory;
-  /** Calibrated relevance before confidence weighting. */
+  /** Calibrated relevance with the confidence weight applied, before reranking. */
   relevance: number;
   /** BM25 over the query terms (also `memory.rawScore`). */
   bm25: number;
@@ -157,19 +163,26 @@ export class MemoryIndex {
     return this.saving;
   }
 
-  /** Ranked chunks for `query`, calibrated scores in [0, 1], best first. Synchronous. */
-  search(query: string, limit: number): RetrievedMemory[] {
-    return this.searchCandidates(query, limit).map((candidate) => candidate.memory);
+  /**
+   * Ranked chunks for `query`, calibrated scores in [0, 1], best first. Synchronous.
+   * `confidence`: the workspace's CONFIG.md scoring settings (decay, floor, boosts); defaults when absent.
+   */
+  search(query: string, limit: number, options: SearchOptions = {}): RetrievedMemory[] {
+    return this.searchCandidates(query, limit, options).map((candidate) => candidate.memory);
   }
 
-  /** `search` with each result's BM25, calibrated relevance and place in its file (for rerankers). */
-  searchCandidates(query: string, limit: number): IndexCandidate[] {
+  /**
+   * `search` with each result's BM25, calibrated relevance and place in its file. BM25 candidates
+   * from the store are calibrated and confidence-weighted here, then ordered by the reranker
+   * (src/memory/rerank.ts: speaker, date, reply-to-question, pseudo-relevance feedback).
+   */
+  searchCandidates(query: string, limit: number, options: SearchOptions = {}): IndexCandidate[] {
     const queryTerms = analyzeQuery(query);
     if (queryTerms.length === 0 || this.store.chunkCount === 0 || limit <= 0) return [];
     const { candidates, cost } = this.store.search(queryTerms, {
       maxQueryTerms: this.options.maxQueryTerms,
       maxPostings: this.options.maxPostingsPerQuery,
-      candidates: Math.max(limit * 20, 200),
+      candidates: Math.max(limit * 5, 200),
     });
     this.lastCost = cost;
     const frequencies = new Map<string, number>();
@@ -183,28 +196,44 @@ export class MemoryIndex {
         return df;
       },
     };
-    const scored: { slot: number; chunk: StoredChunk; relevance: number; score: number; bm25: number }[] = [];
     const now = new Date();
+    const slotOf = new Map<string, number>();
+    const bm25Of = new Map<number, number>();
+    const toCandidate = (slot: number, chunk: StoredChunk, relevance: number, bm25: number): RerankCandidate | undefined => {
+      const weighted = applyMemoryConfidence(relevance, rankingWeight(chunk, now, options.confidence));
+      if (weighted <= 0) return undefined;
+      const id = this.store.chunkId(slot);
+      slotOf.set(id, slot);
+      bm25Of.set(slot, bm25);
+      const candidate: RerankCandidate = { id, text: chunk.text, file: chunk.file, headingPath: chunk.headingPath, rawScore: bm25, relevance: weighted, termFrequency: this.store.termFrequencies(slot) };
+      if (chunk.date) candidate.date = chunk.date;
+      return candidate;
+    };
+    const pool: RerankCandidate[] = [];
     for (const candidate of candidates) {
-      const relevance = calibratedScore(queryTerms, candidate, stats);
+      const relevance = calibratedScore(queryTerms, candidate, stats, queryTermWeight);
       if (relevance <= 0) continue;
-      const chunk = this.store.chunk(candidate.slot);
-      const score = applyMemoryConfidence(relevance, rankingWeight(chunk, now));
-      if (score <= 0) continue;
-      scored.push({ slot: candidate.slot, chunk, relevance, score, bm25: candidate.bm25 });
+      const scored = toCandidate(candidate.slot, this.store.chunk(candidate.slot), relevance, candidate.bm25);
+      if (scored) pool.push(scored);
     }
-    // Ids (a hash) are derived only where needed: exact ties, and the results returned.
-    const ids = new Map<number, string>();
-    const idOf = (slot: number) => ids.get(slot) ?? ids.set(slot, this.store.chunkId(slot)).get(slot)!;
-    scored.sort((a, b) => b.score - a.score || b.bm25 - a.bm25 || idOf(a.slot).localeCompare(idOf(b.slot)));
-    return scored.slice(0, limit).map(({ slot, chunk, relevance, score, bm25 }) => ({
-      memory: toMemory(idOf(slot), chunk, score, bm25),
-      relevance,
-      bm25,
-      position: chunk.position,
-      chunksInFile: chunk.chunksInFile,
-      slot,
-    }));
+    // The chunk after a candidate in the same file: the reply to a question it asks.
+    const next = (id: string): RerankCandidate | undefined => {
+      const slot = slotOf.get(id);
+      const chunk = slot === undefined ? undefined : this.store.neighbour(slot, 1);
+      if (slot === undefined || !chunk) return undefined;
+      const terms = { termFrequency: this.store.termFrequencies(slot + 1), length: this.store.lengthOf(slot + 1) };
+      return toCandidate(slot + 1, chunk, calibratedScore(queryTerms, terms, stats, queryTermWeight), 0);
+    };
+    const idf = (term: string) => inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount);
+    return rerank(pool, { query, queryTerms, idf, next })
+      .filter((result) => result.score > 0)
+      .slice(0, limit)
+      .map((result) => {
+        const slot = slotOf.get(result.id)!;
+        const chunk = this.store.chunk(slot);
+        const bm25 = bm25Of.get(slot) ?? 0;
+        return { memory: toMemory(result.id, chunk, result.score, bm25), relevance: result.relevance, bm25, position: chunk.position, chunksInFile: chunk.chunksInFile, slot };
+      });
   }
 
   /** The chunk before (-1) or after (+1) a candidate in the same file, if any. */
@@ -461,9 +490,9 @@ function toMemory(id: string, chunk: StoredChunk, score: number, rawScore: numbe
  * Confidence metadata of a chunk (spec 004 §8): inline `<!-- confidence: … source: … -->` entries
  * through the hygiene scorer, else a front-matter `confidence`, else none (neutral).
  */
-function rankingWeight(chunk: StoredChunk, now: Date): number | undefined {
+function rankingWeight(chunk: StoredChunk, now: Date, config: ScoringConfig | undefined): number | undefined {
   if (chunk.text.includes("<!--") || chunk.text.includes("#correction")) {
-    const weight = chunkRankingMultiplier(chunk.text, now);
+    const weight = chunkRankingMultiplier(chunk.text, now, config);
     if (weight !== 1) return weight;
   }
   return chunk.confidence;

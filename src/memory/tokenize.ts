@@ -52,6 +52,17 @@ export function analyzeText(text: string): string[] {
   return terms;
 }
 
+// Question-frame words: they say what kind of answer is wanted ("the name of my cat", "what kind of
+// art"), and the memory that answers rarely repeats them ("my cat is called Miso"). Stemmed forms.
+const QUESTION_FRAME_TERMS = new Set(["name", "kind", "type", "sort"]);
+/** Share of a question-frame term's information in the calibrated score (docs/retrieval.md). */
+export const QUESTION_FRAME_WEIGHT = 0.25;
+
+/** Weight of an analysed query term in the calibrated score: less for question-frame words. */
+export function queryTermWeight(term: string): number {
+  return QUESTION_FRAME_TERMS.has(term) ? QUESTION_FRAME_WEIGHT : 1;
+}
+
 /** Distinct query terms, order of first appearance. */
 export function analyzeQuery(query: string): string[] {
   return [...new Set(analyzeText(query))];

@@ -61,27 +61,29 @@ describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("etho
     const recordPath = path.join(gateway.workspaceDir, "ETHOS_CONTEXT.md");
     const section = projectContextSection(systemPrompt, recordPath);
     expect(section, `no "## ${recordPath}" section in the system prompt`).toBeDefined();
-    expect(section).toContain("<!-- ethos:context ts=");
-    expect(section).toContain("## 🧠 Memory Context");
-    expect(section).toContain(`**[2026-02-22]** ${FACT}`);
-    // Observability copy on disk: same block, written in the background.
+    // The model reads the compact layout.
+    expect(section).toContain("Relevant memories (workspace memory), by date:");
+    expect(section).toContain("\n[2026-02-22]\n");
+    expect(section).toContain(`\n- ${FACT}`);
+    // Observability copy on disk: the same memories in story 007's layout, written in the background.
     const deadline = Date.now() + 60_000; // ends as soon as the file is written
     const written = () => fs.existsSync(recordPath) && fs.readFileSync(recordPath, "utf8").includes(FACT);
     while (!written() && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(fs.readFileSync(recordPath, "utf8")).toContain(FACT);
+    expect(fs.readFileSync(recordPath, "utf8")).toContain(`**[2026-02-22]** ${FACT}`);
+    expect(fs.readFileSync(recordPath, "utf8")).toContain("<!-- ethos:context ts=");
   });
 
   it("a group session asking the same thing gets nothing", { timeout: 120_000 }, async () => {
     const systemPrompt = await chatSend(gateway, "agent:main:telegram:group:-1009876543210", GROUP_QUESTION);
     expect(systemPrompt).not.toContain("Halcyon Drift");
-    expect(systemPrompt).not.toContain("ethos:context");
+    expect(systemPrompt).not.toContain("Relevant memories (");
   });
 
   it("a subagent session asking the same thing gets nothing", { timeout: 120_000 }, async () => {
     const systemPrompt = await chatSend(gateway, `agent:main:subagent:${crypto.randomUUID()}`, SUBAGENT_QUESTION);
     expect(systemPrompt).not.toContain("Halcyon Drift");
-    expect(systemPrompt).not.toContain("ethos:context");
+    expect(systemPrompt).not.toContain("Relevant memories (");
   });
 });

@@ -72,7 +72,7 @@ describe("companion plugin on OpenClaw 2026.9.6", () => {
   it("puts the memory fact on this turn's user message, not in the system prompt, and the hook adds no record", { timeout: 180_000 }, async () => {
     const first = await chatSend(gateway, "agent:main:main", "What is my sailboat named, and where is it moored?");
     expect(first.lastUser).toContain(FACT);
-    expect(first.lastUser).toContain("<!-- ethos:context ts=");
+    expect(first.lastUser).toContain("Relevant memories (workspace memory), by date:");
     expect(first.systemPrompt).not.toContain("Halcyon Drift");
     expect(first.systemPrompt).not.toContain(RECORD_HEADING(gateway.workspaceDir));
     // ETHOS_CONTEXT.md is still written for operators (by the plugin's service).
@@ -86,7 +86,7 @@ describe("companion plugin on OpenClaw 2026.9.6", () => {
     // The earlier user message is replayed clean: the block was for that model call only.
     expect(gateway.model.userTextOf(third.request)).not.toContain("Halcyon Drift");
     // No double injection, and the turn was served by the plugin: no record in any system prompt.
-    expect(second.systemPrompt + third.systemPrompt).not.toContain("ethos:context");
+    expect(second.systemPrompt + third.systemPrompt).not.toContain("Relevant memories (");
   });
 
   it("serves `openclaw agent --session-key … --message …` turns, which emit no message:received", { timeout: 180_000 }, async () => {
@@ -108,7 +108,7 @@ describe("companion plugin on OpenClaw 2026.9.6", () => {
     for (const key of ["agent:main:telegram:group:-1009876543210", "agent:main:telegram:direct:55501"]) {
       const { systemPrompt, allUser: lastUser } = await chatSend(gateway, key, `What is my sailboat named, and where is it moored? ${crypto.randomBytes(3).toString("hex")}`);
       expect(systemPrompt + lastUser).not.toContain("Halcyon Drift");
-      expect(lastUser).not.toContain("ethos:context");
+      expect(lastUser).not.toContain("Relevant memories (");
     }
   });
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { budgetLimitsFor, buildBudgetedBlock } from "../../src/context/budget.ts";
 import { defaultEthosContextConfig, parseEthosContextConfig } from "../../src/context/config.ts";
-import { formatContextBlock } from "../../src/context/format.ts";
+import { formatCompactBlock, formatContextBlock } from "../../src/context/format.ts";
 import { flattenMemoryText, looksLikeInstruction, renderMemoryText } from "../../src/context/neutralise.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
@@ -11,9 +11,10 @@ const frame = { ts: new Date("2026-02-22T10:59:00Z"), queryScore: 0.9, threshold
 const mem = (id: string, text: string, score = 0.8): RetrievedMemory => ({ id, text, score, date: "2026-02-22", headingPath: [], source: "embedded" });
 
 describe("budget enforcement", () => {
-  it("defaults: 3 memories, 800 chars each, 4000 total; token ceiling per session type", () => {
+  it("defaults: no count cap (the budget decides), 800 chars each, 4000 total; token ceiling per session type", () => {
     const config = defaultEthosContextConfig();
-    expect(budgetLimitsFor(config, "MAIN_SESSION")).toEqual({ topK: 3, maxSnippetChars: 800, maxTotalChars: 4000 });
+    expect(budgetLimitsFor(config, "MAIN_SESSION")).toEqual({ topK: Number.POSITIVE_INFINITY, maxSnippetChars: 800, maxTotalChars: 4000 });
+    expect(budgetLimitsFor(parseEthosContextConfig({ searchTopK: 3 }).config, "MAIN_SESSION").topK).toBe(3);
     expect(budgetLimitsFor(config, "GROUP_CHAT").maxTotalChars).toBe(2000);
     expect(budgetLimitsFor(config, "SUBAGENT").maxTotalChars).toBe(0);
     const tight = parseEthosContextConfig({ maxTokensBySessionType: { MAIN_SESSION: 100 } }).config;
@@ -29,12 +30,15 @@ describe("budget enforcement", () => {
     expect(block.length).toBeLessThanOrEqual(4000);
   });
 
-  it("shortens or drops the last entry to stay under the total", () => {
-    const memories = [mem("a", "alpha ".repeat(100)), mem("b", "beta ".repeat(100))];
+  it("skips a later memory that does not fit whole, so a smaller one can use the room; shortens only the first", () => {
+    const memories = [mem("a", "alpha ".repeat(100)), mem("b", "beta ".repeat(100)), mem("c", "gamma fits")];
     const { injected, block } = buildBudgetedBlock(memories, { topK: 3, maxSnippetChars: 800, maxTotalChars: 900 }, frame, formatContextBlock);
     expect(block.length).toBeLessThanOrEqual(900);
-    expect(injected.length).toBe(2);
-    expect(block).toContain("…");
+    expect(injected.map((m) => m.id)).toEqual(["a", "c"]);
+    expect(block).not.toContain("…");
+    const first = buildBudgetedBlock(memories, { topK: 3, maxSnippetChars: 800, maxTotalChars: 400 }, frame, formatContextBlock);
+    expect(first.injected.map((m) => m.id)).toEqual(["a"]); // shortened to exactly the room there is
+    expect(first.block).toContain("alpha alpha…");
     const none = buildBudgetedBlock(memories, { topK: 3, maxSnippetChars: 800, maxTotalChars: 100 }, frame, formatContextBlock);
     expect(none.block).toBe("");
     expect(none.injected).toEqual([]);
@@ -105,5 +109,30 @@ describe("neutralisation of hostile memory text", () => {
 
   it("drops metadata comments and the list marker from snippets", () => {
     expect(renderMemoryText("- Prefers window seats <!-- confidence: 0.95 source: operator -->", 800)).toBe("Prefers window seats");
+  });
+});
+
+describe("budget fill (no searchTopK): the session type's ceiling decides how much is injected", () => {
+  const many = Array.from({ length: 40 }, (_, i) => mem(`m${i}`, `fact number ${i} about the garden and the boat`, 0.9 - i * 0.01));
+
+  it("a larger ceiling injects more memories, best first, and never goes over", () => {
+    const config = defaultEthosContextConfig();
+    const counts = [100, 250, 1000].map((tokens) => {
+      const limits = budgetLimitsFor(config, "MAIN_SESSION", tokens);
+      const { injected, block } = buildBudgetedBlock(many, limits, frame, formatCompactBlock);
+      expect(estimateTokens(block)).toBeLessThanOrEqual(tokens);
+      expect(injected.map((m) => m.id)).toEqual(many.slice(0, injected.length).map((m) => m.id));
+      return injected.length;
+    });
+    expect(counts[0]).toBeGreaterThan(0);
+    expect(counts[0]).toBeLessThan(counts[1]);
+    expect(counts[1]).toBeLessThan(counts[2]);
+    expect(counts[2]).toBe(40);
+  });
+
+  it("the same text twice (one fact copied into two files) is injected once", () => {
+    const twins = [mem("a", "Jeff's sailboat is called Halcyon Drift."), { ...mem("b", "Jeff's sailboat is called Halcyon Drift."), file: "memory/other.md" }, mem("c", "other")];
+    const { injected } = buildBudgetedBlock(twins, budgetLimitsFor(defaultEthosContextConfig(), "MAIN_SESSION"), frame, formatCompactBlock);
+    expect(injected.map((m) => m.id)).toEqual(["a", "c"]);
   });
 });

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildBudgetedBlock } from "../../src/context/budget.ts";
 import { contextFilePath, flushContextFileWrites, writeContextFile } from "../../src/context/context-file.ts";
-import { formatContextBlock } from "../../src/context/format.ts";
+import { formatCompactBlock, formatContextBlock } from "../../src/context/format.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 
 // Story 007 "Output Format" example, verbatim (the spec file stores it double-encoded; this is the
@@ -72,5 +72,36 @@ describe("ETHOS_CONTEXT.md writer", () => {
     await writeContextFile(ws, "");
     expect(fs.readFileSync(contextFilePath(ws), "utf8")).toBe("");
     expect(fs.readdirSync(ws).filter((f) => f.includes("ETHOS_CONTEXT"))).toEqual(["ETHOS_CONTEXT.md"]);
+  });
+});
+
+describe("compact layout (the injected block the model reads)", () => {
+  it("groups entries under their date, oldest first, undated last, with no scores or marker", () => {
+    const block = formatCompactBlock({
+      entries: [
+        { date: "2026-02-22", text: "Sailboat moved to slip 22.", score: 0.9 },
+        { text: "Prefers window seats.", score: 0.5 },
+        { date: "2025-12-01", text: "Bought the sailboat.", score: 0.4 },
+        { date: "2026-02-22", text: "Bottom paint booked.", score: 0.3 },
+      ],
+      ts: new Date("2026-02-22T10:59:00Z"),
+      queryScore: 0.9,
+      threshold: 0.12,
+      sourceLabel: "workspace memory",
+    });
+    expect(block).toBe(
+      [
+        "Relevant memories (workspace memory), by date:",
+        "[2025-12-01]",
+        "- Bought the sailboat.",
+        "[2026-02-22]",
+        "- Sailboat moved to slip 22.",
+        "- Bottom paint booked.",
+        "[undated]",
+        "- Prefers window seats.",
+        "",
+      ].join("\n"),
+    );
+    expect(formatCompactBlock({ entries: [], ts: new Date(), queryScore: 0, threshold: 0.12, sourceLabel: "x" })).toBe("");
   });
 });

@@ -32,4 +32,14 @@ describe("story 007 confidence gate", () => {
     expect(applyConfidenceGate([m("a", 0.3), m("b", 0.25)], { gate: 0.3, high: 0.75 })).toMatchObject({ inject: false });
     expect(applyConfidenceGate([m("a", 0.3), m("b", 0.3)], { gate: 0.3, high: 0.75 })).toMatchObject({ inject: true });
   });
+
+  it("small-vault rule: a lone result at or above `single` injects; below it, or without the rule, it does not", () => {
+    const lone = [m("a", 0.4), m("b", 0.05)];
+    expect(applyConfidenceGate(lone, { ...t, single: 0.35 })).toMatchObject({ inject: true, tier: "single" });
+    expect(applyConfidenceGate(lone, { ...t, single: 0.35 }).passing.map((r) => r.id)).toEqual(["a"]);
+    expect(applyConfidenceGate([m("a", 0.34)], { ...t, single: 0.35 })).toMatchObject({ inject: false, tier: "single-below-high" });
+    expect(applyConfidenceGate(lone, t)).toMatchObject({ inject: false, tier: "single-below-high" });
+    // `single` never lets anything under the gate through.
+    expect(applyConfidenceGate([m("a", 0.2)], { gate: 0.3, high: 0.75, single: 0.1 })).toMatchObject({ inject: false, tier: "below-gate" });
+  });
 });

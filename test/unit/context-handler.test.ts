@@ -50,10 +50,10 @@ describe("ethos-context handler on the sample workspace", () => {
     const main = bootstrapEvent("agent:main:main");
     await handler(main);
     const record = (main.context.bootstrapFiles as BootstrapFileRecord[]).find((f) => f.name === "ETHOS_CONTEXT.md");
-    expect(record?.content).toContain("**[2026-02-22]** Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.");
+    expect(record?.content).toContain("[2026-02-22]\n- Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.");
     expect(record?.path).toBe(path.join(ws, "ETHOS_CONTEXT.md"));
     await flushContextFileWrites();
-    expect(fs.readFileSync(path.join(ws, "ETHOS_CONTEXT.md"), "utf8")).toBe(record?.content);
+    expect(fs.readFileSync(path.join(ws, "ETHOS_CONTEXT.md"), "utf8")).toContain("**[2026-02-22]** Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.");
 
     for (const key of ["agent:main:telegram:group:-100123", "agent:main:subagent:6f1a1c2e-0d8e-4a43-9a43-1c2d3e4f5a6b"]) {
       await handler(messageEvent(key, question, `m-${key}`));

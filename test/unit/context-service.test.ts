@@ -91,7 +91,10 @@ describe("buildTurnContext (the plugin's one call)", () => {
     expect(turn.block).toContain(SAILBOAT.text);
     expect(turn.injectedIds).toEqual(["sailboat"]);
     await flushContextFileWrites();
-    expect(fs.readFileSync(path.join(ws, RETRIEVED_MEMORY_RECORD_NAME), "utf8")).toBe(turn.block);
+    // The model reads the compact block; the operators' file keeps story 007's layout of the same memories.
+    expect(turn.block.startsWith("Relevant memories (workspace memory), by date:\n")).toBe(true);
+    expect(turn.fileBlock).toMatch(/^<!-- ethos:context ts=\S+ query_score=\S+ -->\n## 🧠 Memory Context\n/);
+    expect(fs.readFileSync(path.join(ws, RETRIEVED_MEMORY_RECORD_NAME), "utf8")).toBe(turn.fileBlock);
   });
 
   it("a retried prompt build for the same turn gets the same block, not an empty one", async () => {

@@ -26,7 +26,7 @@ describe("hook config: strict on unknown keys, every valid key kept", () => {
   it("ethos-context: a misspelt key is logged with its key path and the nearest valid key; the rest is kept", () => {
     const result = parseEthosContextConfig({ serchTopK: 5, maxInjectedCharsTotal: 1234, scope: { ownerIds: ["42"] } });
     expect(result.ok).toBe(false);
-    expect(result.config.searchTopK).toBe(3); // the default: the typo did not set it
+    expect(result.config.searchTopK).toBeUndefined(); // the default (unset: the budget decides): the typo did not set it
     expect(result.config.maxInjectedCharsTotal).toBe(1234);
     expect(result.config.scope.ownerIds).toEqual(["42"]);
     expect(result.issues).toEqual([{ key: "hooks.internal.entries.ethos-context.serchTopK", reason: "unknown key (did you mean searchTopK?)" }]);
@@ -48,7 +48,7 @@ describe("hook config: strict on unknown keys, every valid key kept", () => {
 
   it("ethos-context: a value of the wrong type drops only that key", () => {
     const result = parseEthosContextConfig({ searchTopK: "five", awaitTimeoutMs: 100, scope: { ownerIds: ["1", 2, "3"] } });
-    expect(result.config.searchTopK).toBe(3);
+    expect(result.config.searchTopK).toBeUndefined(); // the default: unset, the budget decides
     expect(result.config.awaitTimeoutMs).toBe(100);
     // The bad element goes; the other owner ids stay.
     expect(result.config.scope.ownerIds).toEqual(["1", "3"]);
@@ -85,7 +85,7 @@ describe("hook config: strict on unknown keys, every valid key kept", () => {
   it("an entry that is not an object falls back to the defaults and says so", () => {
     const result = parseEthosContextConfig("verbose");
     expect(result.ok).toBe(false);
-    expect(result.config.searchTopK).toBe(3);
+    expect(result.config.searchTopK).toBeUndefined(); // the default: unset, the budget decides
     expect(String(issuesLogged()[0].msg)).toContain("using the defaults for the whole entry");
   });
 });

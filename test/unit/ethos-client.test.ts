@@ -269,7 +269,7 @@ describe("endpoint and gate resolution (hook config, ethos.toml, env, defaults)"
     expect(resolveEthosEndpoint(httpToml, {})).toEqual({ transport: "http", host: "127.0.0.2", port: 9000 });
     const explicit = parseEthosContextConfig({ ethos: { configPath: toml, socketPath: "/x.sock" } }).config;
     expect(resolveEthosEndpoint(explicit, {})).toEqual({ transport: "socket", socketPath: "/x.sock" });
-    expect(resolveConfidenceGate(base)).toBe(0.12);
+    expect(resolveConfidenceGate(base)).toBe(0.15);
   });
 
   it("a broken ethos.toml logs an error and is ignored", () => {

@@ -57,7 +57,7 @@ describe("before_prompt_build: which channel carries what", () => {
   it("a main-session user turn gets the memory block as prependContext, nothing in the system prompt", async () => {
     const result = await adapter().beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main"));
     expect(result?.prependContext).toContain(SAILBOAT.text);
-    expect(result?.prependContext).toContain("<!-- ethos:context ts=");
+    expect(result?.prependContext).toContain("Relevant memories (workspace memory), by date:"); // the compact layout
     expect(result?.appendSystemContext).toBeUndefined();
   });
 

@@ -1,0 +1,202 @@
+import { analyzeText } from "./tokenize.ts";
+
+// Second-stage ranking over the index's candidates. The index finds candidates with BM25 and gives
+// each a calibrated relevance in [0, 1] (src/memory/calibrate.ts); the signals below re-order
+// them using what BM25 cannot see: who is speaking, the memory's date, the turn that answers a
+// question, and the vocabulary of the best hits. Each signal was kept only because it raised
+// recall on the LoCoMo benchmark; docs/retrieval.md ("Ranking signals") gives the measured effect.
+// Every signal multiplies the relevance by a bounded factor and the result is clamped to [0, 1],
+// so a score still means what the confidence gate expects, and a candidate without any signal
+// keeps its calibrated score.
+
+export type RerankCandidate = {
+  id: string;
+  /** Original chunk text. */
+  text: string;
+  file?: string;
+  headingPath: readonly string[];
+  /** YYYY-MM-DD when known (dated heading, entry or file name). */
+  date?: string;
+  /** The index's raw BM25 score (0 for a neighbour that matched no query term). */
+  rawScore: number;
+  /** Calibrated relevance in [0, 1], confidence weight applied. */
+  relevance: number;
+  /** Analysed term frequencies of the chunk (pseudo-relevance feedback). */
+  termFrequency?: Readonly<Record<string, number>>;
+};
+
+export type RerankContext = {
+  /** The query as the user wrote it (dates and names are read from it). */
+  query: string;
+  /** Distinct analysed query terms. */
+  queryTerms: readonly string[];
+  /** Inverse document frequency of an analysed term in the index. */
+  idf: (term: string) => number;
+  /** The chunk that follows `id` in its file, when the index knows it (the reply to a question). */
+  next?: (id: string) => RerankCandidate | undefined;
+};
+
+export type RerankWeights = {
+  /** Query names the speaker of a `Name: …` entry: that speaker's entries × (1 + speaker). */
+  speaker: number;
+  /** Query names a date or month: entries dated in that period × (1 + date). */
+  date: number;
+  /** A question entry that matches lends this share of its score to the entry that answers it. */
+  answer: number;
+  /** Pseudo-relevance feedback: terms of the top `prfDocs` hits; weight of their overlap. */
+  prf: number;
+  prfDocs: number;
+  prfTerms: number;
+};
+
+export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { speaker: 0.25, date: 0.3, answer: 0.9, prf: 0.15, prfDocs: 5, prfTerms: 8 };
+
+export type Reranked = RerankCandidate & { score: number };
+
+// `Caroline: …`, `**Jeff:** …`, `- Mel: …`: a short capitalised label opening the entry.
+const SPEAKER = /^\s*(?:[-*+]\s+)?\**([\p{Lu}][\p{L}'’-]*(?: [\p{Lu}][\p{L}'’-]*){0,2})\**:\**\s/u;
+
+export function speakerOf(text: string): string | undefined {
+  return SPEAKER.exec(text)?.[1];
+}
+
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const MONTH_PATTERN = new RegExp(`\\b(${MONTHS.join("|")}|${MONTHS.map((m) => m.slice(0, 3)).join("|")})\\.?(?:\\s+(\\d{1,2})(?:st|nd|rd|th)?)?(?:,?\\s+(\\d{4}))?\\b`, "i");
+const ISO = /\b(\d{4})-(\d{2})(?:-(\d{2}))?\b/;
+const YEAR = /\b(?:in|during|of)\s+(\d{4})\b/i;
+
+/** A period the query names, as an inclusive range of YYYY-MM-DD strings (year may be open). */
+export type QueryPeriod = { year?: string; month?: string; day?: string };
+
+export function queryPeriod(query: string): QueryPeriod | undefined {
+  const iso = ISO.exec(query);
+  if (iso) return { year: iso[1], month: iso[2], day: iso[3] };
+  const named = MONTH_PATTERN.exec(query);
+  if (named) {
+    const index = MONTHS.findIndex((m) => m.startsWith(named[1].toLowerCase().slice(0, 3)));
+    // "may" alone is too often the verb: only with a day or a year.
+    if (named[1].toLowerCase() === "may" && !named[2] && !named[3]) return undefined;
+    const period: QueryPeriod = { month: String(index + 1).padStart(2, "0") };
+    if (named[2]) period.day = named[2].padStart(2, "0");
+    if (named[3]) period.year = named[3];
+    return period;
+  }
+  const year = YEAR.exec(query);
+  return year ? { year: year[1] } : undefined;
+}
+
+/** Does a memory dated `date` fall in the period, or in the few days after it (told "last week")? */
+export function dateMatches(date: string | undefined, period: QueryPeriod): boolean {
+  if (!date) return false;
+  const [y, m, d] = date.split("-");
+  if (period.year && period.month && period.day) {
+    const target = Date.UTC(Number(period.year), Number(period.month) - 1, Number(period.day));
+    const at = Date.UTC(Number(y), Number(m) - 1, Number(d));
+    return at >= target && at - target <= 10 * 86_400_000;
+  }
+  if (period.year && y !== period.year) {
+    // "in June 2023" told on 2023-07-04: the month after still counts, the year must hold.
+    return false;
+  }
+  if (period.month) {
+    const month = Number(m);
+    const wanted = Number(period.month);
+    return month === wanted || (month === (wanted % 12) + 1 && Number(d) <= 14);
+  }
+  return true;
+}
+
+// Analysed terms of a speaker label ("Caroline" → ["carolin"]), kept across queries (labels repeat).
+const speakerTermsCache = new Map<string, string[]>();
+function speakerTerms(speaker: string): string[] {
+  let terms = speakerTermsCache.get(speaker);
+  if (!terms) {
+    if (speakerTermsCache.size >= 4096) speakerTermsCache.clear();
+    speakerTermsCache.set(speaker, (terms = analyzeText(speaker)));
+  }
+  return terms;
+}
+
+const ENDS_WITH_QUESTION = /\?\s*(?:\[[^\]]*\]\s*)?(?:<!--[\s\S]*?-->\s*)?$/;
+
+/** Does the entry end with a question (an image caption or a metadata comment may follow)? */
+function isQuestion(text: string): boolean {
+  const mark = text.lastIndexOf("?");
+  return mark >= 0 && ENDS_WITH_QUESTION.test(text.slice(mark));
+}
+
+/** Re-order candidates (best first) with the signals above; scores stay in [0, 1]. */
+export function rerank(candidates: readonly RerankCandidate[], context: RerankContext, weights: RerankWeights = DEFAULT_RERANK_WEIGHTS): Reranked[] {
+  if (candidates.length === 0) return [];
+  const queryTerms = new Set(context.queryTerms);
+
+  // Speaker: only when the query names someone who speaks in the candidates.
+  const speakers = weights.speaker > 0 ? candidates.map((candidate) => speakerOf(candidate.text)) : [];
+  const namedSpeakers = new Set<string>();
+  for (const speaker of new Set(speakers)) {
+    if (speaker && speakerTerms(speaker).some((t) => queryTerms.has(t))) namedSpeakers.add(speaker);
+  }
+
+  const period = weights.date > 0 ? queryPeriod(context.query) : undefined;
+  const prf = weights.prf > 0 ? feedbackTerms(candidates, context, weights) : undefined;
+
+  const scored = new Map<string, Reranked>();
+  candidates.forEach((candidate, i) => {
+    let factor = 1;
+    if (namedSpeakers.size > 0) {
+      const speaker = speakers[i];
+      if (speaker && namedSpeakers.has(speaker)) factor *= 1 + weights.speaker;
+    }
+    if (period && dateMatches(candidate.date, period)) factor *= 1 + weights.date;
+    if (prf && candidate.termFrequency) factor *= 1 + weights.prf * overlap(candidate.termFrequency, prf);
+    scored.set(candidate.id, { ...candidate, score: clamp(candidate.relevance * factor) });
+  });
+
+  // The reply to a matching question carries the answer the question only asks about.
+  if (weights.answer > 0 && context.next) {
+    for (const asked of [...scored.values()]) {
+      if (!isQuestion(asked.text)) continue;
+      const reply = context.next(asked.id);
+      if (!reply) continue;
+      const lent = asked.score * weights.answer;
+      const known = scored.get(reply.id);
+      if (known) {
+        if (lent > known.score) known.score = lent;
+      } else {
+        scored.set(reply.id, { ...reply, score: clamp(lent) });
+      }
+    }
+  }
+
+  return [...scored.values()].sort((a, b) => b.score - a.score || b.rawScore - a.rawScore || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Top terms of the best hits that the query does not already hold, weighted by idf × frequency. */
+function feedbackTerms(candidates: readonly RerankCandidate[], context: RerankContext, weights: RerankWeights): Feedback | undefined {
+  const top = [...candidates].sort((a, b) => b.relevance - a.relevance).slice(0, weights.prfDocs);
+  const weight = new Map<string, number>();
+  for (const candidate of top) {
+    if (!candidate.termFrequency) continue;
+    for (const [term, tf] of Object.entries(candidate.termFrequency)) {
+      if (context.queryTerms.includes(term)) continue;
+      weight.set(term, (weight.get(term) ?? 0) + Math.min(tf, 2) * context.idf(term));
+    }
+  }
+  const chosen = [...weight].sort((a, b) => b[1] - a[1]).slice(0, weights.prfTerms);
+  if (chosen.length === 0) return undefined;
+  const total = chosen.reduce((sum, [, w]) => sum + w, 0);
+  return { terms: chosen.map(([term]) => term), shares: chosen.map(([, w]) => w / total) };
+}
+
+type Feedback = { terms: string[]; shares: number[] };
+
+/** Share of the feedback terms' weight that the chunk holds, in [0, 1]. */
+function overlap(termFrequency: Readonly<Record<string, number>>, feedback: Feedback): number {
+  let share = 0;
+  for (let i = 0; i < feedback.terms.length; i++) if (termFrequency[feedback.terms[i]]) share += feedback.shares[i];
+  return share;
+}
+
+function clamp(score: number): number {
+  return Math.min(1, Math.max(0, score));
+}
