@@ -199,9 +199,8 @@ export class MemoryIndex {
     const now = new Date();
     const slotOf = new Map<string, number>();
     const bm25Of = new Map<number, number>();
-    const toCandidate = (slot: number, chunk: StoredChunk, relevance: number, bm25: number): RerankCandidate | undefined => {
+    const toCandidate = (slot: number, chunk: StoredChunk, relevance: number, bm25: number): RerankCandidate => {
       const weighted = applyMemoryConfidence(relevance, rankingWeight(chunk, now, options.confidence));
-      if (weighted <= 0) return undefined;
       const id = this.store.chunkId(slot);
       slotOf.set(id, slot);
       bm25Of.set(slot, bm25);
@@ -214,7 +213,7 @@ export class MemoryIndex {
       const relevance = calibratedScore(queryTerms, candidate, stats, queryTermWeight);
       if (relevance <= 0) continue;
       const scored = toCandidate(candidate.slot, this.store.chunk(candidate.slot), relevance, candidate.bm25);
-      if (scored) pool.push(scored);
+      if (scored.relevance > 0) pool.push(scored);
     }
     // The chunk after a candidate in the same file: the reply to a question it asks.
     const next = (id: string): RerankCandidate | undefined => {

@@ -96,24 +96,33 @@ describe("ethos-context options, each shown by its effect", () => {
     ethos.hits = [HIT];
     // The first search of each case never answers: #0 (debounced case: the only one), #1 (no window).
     ethos.holdRequests = new Set([0, 1]);
-    const twice = async (entry: Record<string, unknown>) => {
+    const twice = async (entry: Record<string, unknown>, releaseFirst: boolean) => {
+      const before = ethos.queries.length;
       const sessionKey = freshMain();
       const cfg = useHookConfig(root, entry);
       await handler(webchatMessageEvent(sessionKey, QUESTION, `d-${sessionKey}-1`));
       await handler(webchatMessageEvent(sessionKey, QUESTION, `d-${sessionKey}-2`)); // same instant on the faked clock
+      // A session runs one search at a time: a second one waits for the first to answer.
+      if (releaseFirst) {
+        await ethos.received(before + 1); // the first search reached the server and is held
+        ethos.releaseAll();
+      }
       return bootstrapOnly(handler, { ws, cfg, sessionKey });
     };
     // Default window: the second message reuses the first (held) search, so the turn waits it out.
-    expect((await twice(viaEthos({ awaitTimeoutMs: 100 }))).block).toBeUndefined();
-    // No window: the second message starts its own search, which answers.
-    expect((await twice(viaEthos({ debounceMs: 0 }))).block).toContain("OPTION_SENTINEL_6f1d");
+    expect((await twice(viaEthos({ awaitTimeoutMs: 100 }), false)).block).toBeUndefined();
+    expect(ethos.queries).toHaveLength(1);
+    // No window: the second message gets a search of its own (after the first), which answers.
+    expect((await twice(viaEthos({ debounceMs: 0 }), true)).block).toContain("OPTION_SENTINEL_6f1d");
+    await ethos.received(3);
     expect(ethos.queries).toHaveLength(3);
   });
 
   it("highConfidence: a single hit between the gate and highConfidence is injected only when highConfidence allows it", async () => {
-    ethos.hits = [{ ...HIT, score: 0.5 }];
+    // 0.3: above the gate (0.15) but below the small-vault rule for a lone result (0.35).
+    ethos.hits = [{ ...HIT, score: 0.3 }];
     expect((await turn(viaEthos(), freshMain())).block).toBeUndefined(); // default 0.75: one result is not enough
-    expect((await turn(viaEthos({ highConfidence: 0.5 }), freshMain())).block).toContain("OPTION_SENTINEL_6f1d");
+    expect((await turn(viaEthos({ highConfidence: 0.3 }), freshMain())).block).toContain("OPTION_SENTINEL_6f1d");
   });
 
   it("dedupeAcrossTurns: by default a memory is shown once per session; false shows it again", async () => {
@@ -161,7 +170,11 @@ describe("ethos-context options, each shown by its effect", () => {
     const a = await turn(viaEthos({ writeContextFile: true }), freshMain(), QUESTION, written);
     const b = await turn(viaEthos({ writeContextFile: false }), freshMain(), QUESTION, notWritten);
     await flushContextFileWrites();
-    expect(fs.readFileSync(path.join(written, "ETHOS_CONTEXT.md"), "utf8")).toBe(a.block);
+    // The model reads the compact block; the operator's file keeps the story-007 layout, same memory.
+    const file = fs.readFileSync(path.join(written, "ETHOS_CONTEXT.md"), "utf8");
+    expect(a.block).toContain("OPTION_SENTINEL_6f1d");
+    expect(file).toContain("## 🧠 Memory Context");
+    expect(file).toContain("OPTION_SENTINEL_6f1d");
     expect(b.block).toContain("OPTION_SENTINEL_6f1d"); // injected all the same
     expect(fs.existsSync(path.join(notWritten, "ETHOS_CONTEXT.md"))).toBe(false);
   });
@@ -177,7 +190,7 @@ describe("ethos-context options, each shown by its effect", () => {
 
   it("memory.indexCacheDir and memory.persistIndex: the index is saved in the configured folder, or not at all", async () => {
     const cacheDir = path.join(root, "configured-cache");
-    const cacheFileOf = (workspace: string) => `${sourcesKey(workspaceMemorySources(workspace))}.json`;
+    const cacheFileOf = (workspace: string) => `${sourcesKey(workspaceMemorySources(workspace))}.idx`;
     const embedded = (memory: Record<string, unknown>) => ({ awaitTimeoutMs: 5000, writeContextFile: false, triage: false, memory });
     const question = "What is my sailboat named, and where is it moored?";
     // persistIndex false first: if it saved anyway, its file would land before the next one's.
@@ -187,7 +200,7 @@ describe("ethos-context options, each shown by its effect", () => {
     expect((await turn(embedded({ indexCacheDir: cacheDir }), freshMain(), question, persisted)).block).toContain("Halcyon Drift");
     // The save runs in the background after the build: wait for the file, not for a time.
     await vi.waitFor(() => expect(fs.existsSync(path.join(cacheDir, cacheFileOf(persisted)))).toBe(true), { timeout: 60_000, interval: 20 });
-    expect(fs.readdirSync(cacheDir).filter((name) => name.endsWith(".json"))).toEqual([cacheFileOf(persisted)]);
+    expect(fs.readdirSync(cacheDir).filter((name) => name.endsWith(".idx"))).toEqual([cacheFileOf(persisted)]);
     // Not in the default (here: $OPENCLAW_CONTEXT_INDEX_CACHE_DIR) folder.
     expect(fs.existsSync(path.join(root, "env-index-cache", cacheFileOf(persisted)))).toBe(false);
   });
