@@ -2,15 +2,20 @@
 //   npm run bench            full run (prints Markdown tables, writes bench/results/*.json)
 //   npm run bench:smoke      quick run for CI; exits non-zero when a benchmark is broken
 // Options: --only locomo,scale,hooks   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
+//          --legacy-index / --no-legacy-index: also run the MiniSearch index the bundle replaced, side by
+//          side (LoCoMo and scale; default on for a full run, off for smoke)
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { bundleConfigSummary, defaultConfidenceGate, loadBundle } from "./lib/bundle.ts";
+import type { LocomoSummary } from "./locomo/evaluate.ts";
+import { markdownTable } from "./lib/table.ts";
 import { machineInfo, machineLine } from "./lib/machine.ts";
 import { REPO_ROOT, resultsDir } from "./lib/paths.ts";
 import { runHooks } from "./hooks/run.ts";
 import { runLocomo } from "./locomo/run.ts";
 import { runScale } from "./scale/run.ts";
+import { runSharedWords } from "./scale/shared-words.ts";
 import { sanityProblems } from "./sanity.ts";
 import { writeBenchmarksDoc } from "./docs.ts";
 
@@ -26,12 +31,15 @@ async function main(): Promise<number> {
       only: { type: "string" },
       "gateway-turns": { type: "string" },
       docs: { type: "boolean", default: false },
+      "legacy-index": { type: "boolean" },
+      "no-legacy-index": { type: "boolean" },
     },
   });
   const smoke = values.smoke ?? false;
   const only = new Set<Section>((values.only ? values.only.split(",") : SECTIONS).map((s) => s.trim()) as Section[]);
   for (const name of only) if (!SECTIONS.includes(name)) throw new Error(`--only: unknown section ${name} (known: ${SECTIONS.join(", ")})`);
   const gatewayTurns = Number(values["gateway-turns"] ?? (smoke ? 0 : 20));
+  const withLegacy = values["no-legacy-index"] ? false : (values["legacy-index"] ?? !smoke);
   const extraArgs = process.argv.slice(2).filter((arg) => arg !== "--smoke");
   const command = `npm run ${smoke ? "bench:smoke" : "bench"}${extraArgs.length ? ` -- ${extraArgs.join(" ")}` : ""}`;
 
@@ -59,15 +67,24 @@ async function main(): Promise<number> {
     } else {
       markdown.push(outcome.markdown, "");
       results.locomo = { summary: outcome.summary, perQuestion: outcome.runs.flatMap((r) => r.questions), nonMemory: outcome.runs.flatMap((r) => r.nonMemory) };
+      if (withLegacy) {
+        const legacy = await runLocomo(await loadBundle("legacy"), { smoke, configuredGate: defaultConfidenceGate(), log: (line) => log(`${line} (legacy index)`) });
+        if (!legacy.skipped) {
+          markdown.push(renderIndexComparison(legacy.summary, outcome.summary), "");
+          (results.locomo as Record<string, unknown>).legacyIndexSummary = legacy.summary;
+        }
+      }
     }
     sectionSeconds.locomo = (Date.now() - t) / 1000;
   }
   if (only.has("scale")) {
     const t = Date.now();
     const sizes = smoke ? [300, 1_000] : [1_000, 10_000, 100_000];
-    const scale = await runScale({ sizes, queries: smoke ? 50 : 200, log });
+    const scale = await runScale({ sizes, queries: smoke ? 50 : 200, indexes: withLegacy ? ["legacy", "compact"] : ["compact"], log });
     markdown.push(scale.markdown, "");
-    results.scale = { rows: scale.rows, fits: scale.fits, emptyWorkerRssMB: scale.emptyWorkerRssMB };
+    const sharedWords = await runSharedWords(smoke ? 3 : 30);
+    markdown.push(sharedWords.markdown, "");
+    results.scale = { rows: scale.rows, fits: scale.fits, emptyWorkerRssMB: scale.emptyWorkerRssMB, sharedWords: sharedWords.rows };
     sectionSeconds.scale = (Date.now() - t) / 1000;
   }
   if (only.has("hooks")) {
@@ -103,6 +120,22 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** LoCoMo's headline numbers for the index the bundle replaced and today's, same run. */
+function renderIndexComparison(legacy: LocomoSummary, compact: LocomoSummary): string {
+  const pct = (x: number) => (x * 100).toFixed(1);
+  const row = (name: string, s: LocomoSummary) => {
+    const all = s.bundle.find((r) => r.group === "all")!;
+    const sweep = s.gateSweep[0];
+    return [name, pct(all.r1), pct(all.r3), pct(all.r5), pct(all.mrr10), ...Object.values(all.inContext).map(pct), pct(all.injectedRate), pct(sweep?.nonMemoryInjected ?? Number.NaN), s.latency.bundleMedianMs.toFixed(2), s.latency.indexMedianMs.toFixed(0)];
+  };
+  const budgets = Object.keys(compact.bundle[0]?.inContext ?? {}).map((b) => `ctx@${b}`);
+  return [
+    "#### LoCoMo: the index the bundle replaced (MiniSearch) and today's compact index, same run",
+    "",
+    markdownTable(["index", "R@1", "R@3", "R@5", "MRR@10", ...budgets, "questions injected", "non-memory injected", "turn median ms", "index build median ms"], [row("legacy (MiniSearch)", legacy), row("compact", compact)]),
+  ].join("\n");
 }
 
 main().then(

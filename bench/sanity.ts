@@ -24,10 +24,10 @@ export function sanityProblems(results: Record<string, unknown>): string[] {
   }
   const scale = results.scale as { rows: ScaleRow[] } | undefined;
   for (const row of scale?.rows ?? []) {
-    if (!(row.cold.chunks > 0)) problems.push(`scale ${row.targetChunks}: no chunks indexed`);
-    if (!Number.isFinite(row.cold.queryP50Ms)) problems.push(`scale ${row.targetChunks}: no query timings`);
-    if (!Number.isFinite(row.cold.incrementalMs)) problems.push(`scale ${row.targetChunks}: no incremental timing`);
-    if (!(row.warm.chunks > 0)) problems.push(`scale ${row.targetChunks}: warm start lost the index`);
+    if (!(row.cold.chunks > 0)) problems.push(`scale ${row.targetChunks} ${row.index}: no chunks indexed`);
+    if (!Number.isFinite(row.cold.queryP50Ms)) problems.push(`scale ${row.targetChunks} ${row.index}: no query timings`);
+    if (!Number.isFinite(row.cold.incrementalMs)) problems.push(`scale ${row.targetChunks} ${row.index}: no incremental timing`);
+    if (!(row.warm.chunks > 0)) problems.push(`scale ${row.targetChunks} ${row.index}: warm start lost the index`);
   }
   const hooks = results.hooks as HooksResults | undefined;
   if (hooks) {

@@ -4,6 +4,8 @@ import { defaultEthosContextConfig } from "../../src/context/config.ts";
 import { prepareQuery, runContextPipeline } from "../../src/context/pipeline.ts";
 import { memoryIndexOptions } from "../../src/context/runtime.ts";
 import { buildMemoryIndex, chunkMarkdown, createEmbeddedRetriever, workspaceMemorySources } from "../../src/memory/index.ts";
+import type { Retriever } from "../../src/context/types.ts";
+import { MemoryIndex as LegacyMemoryIndex } from "./legacy-memory-index.ts";
 import type { RetrieverUnderTest } from "./retriever-under-test.ts";
 import type { ChunkCounter } from "../scale/vault.ts";
 
@@ -26,13 +28,34 @@ export function bundleConfigSummary(): string {
   return `searchTopK ${CONFIG.searchTopK}, maxSnippetCharsEach ${CONFIG.maxSnippetCharsEach}, maxInjectedCharsTotal ${CONFIG.maxInjectedCharsTotal}, confidenceGate ${CONFIG.confidenceGate}, highConfidence ${CONFIG.highConfidence}, maxChunkChars ${CONFIG.memory.maxChunkChars}`;
 }
 
-export async function loadBundle(): Promise<RetrieverUnderTest> {
+/** "compact": the bundle's index; "legacy": the MiniSearch index it replaced (side-by-side runs). */
+export type IndexKind = "compact" | "legacy";
+export const INDEX_KINDS: readonly IndexKind[] = ["legacy", "compact"];
+
+async function openKind(kind: IndexKind, workspaceDir: string, options: ReturnType<typeof memoryIndexOptions>) {
+  const sources = workspaceMemorySources(workspaceDir, CONFIG.memory.extraGlobs);
+  if (kind === "compact") {
+    const index = await buildMemoryIndex(sources, options);
+    return { index, retriever: createEmbeddedRetriever(index) };
+  }
+  const index = new LegacyMemoryIndex(sources, options);
+  await index.refresh();
+  const retriever: Retriever = {
+    label: "workspace memory",
+    async search(query, limit) {
+      await index.refresh();
+      return index.search(query, limit);
+    },
+  };
+  return { index, retriever };
+}
+
+export async function loadBundle(kind: IndexKind = "compact"): Promise<RetrieverUnderTest> {
   return {
-    name: "bundle",
+    name: kind === "compact" ? "bundle" : "bundle (legacy index)",
     async openIndex(workspaceDir, { cacheDir }) {
       const options = { ...memoryIndexOptions(CONFIG), cacheDir };
-      const index = await buildMemoryIndex(workspaceMemorySources(workspaceDir, CONFIG.memory.extraGlobs), options);
-      const retriever = createEmbeddedRetriever(index);
+      const { index, retriever } = await openKind(kind, workspaceDir, options);
       return {
         minRefreshIntervalMs: options.minRefreshIntervalMs ?? 0,
         get chunkCount() {

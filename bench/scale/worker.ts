@@ -1,11 +1,12 @@
 // Child process for one vault size, so its peak RSS is its own. Prints one JSON line on stdout.
-//   node --import tsx bench/scale/worker.ts --vault <dir> --cache <dir> --phase cold|warm-start|empty
+//   node --import tsx bench/scale/worker.ts --vault <dir> --cache <dir> --phase cold|warm-start|empty [--index compact|legacy]
 // `empty` loads the same modules and opens nothing: the RSS floor of a worker.
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { awaitTimeoutMs, loadBundle } from "../lib/bundle.ts";
+import type { IndexKind } from "../lib/bundle.ts";
 import { percentile } from "../lib/metrics.ts";
 import { generateQueries, touchOneFile } from "./vault.ts";
 
@@ -20,6 +21,10 @@ export type WorkerResult = {
   /** Fraction of pipeline turns slower than the hook's await budget (they would inject nothing). */
   turnsOverAwaitBudget?: number;
   incrementalMs?: number;
+  /** Longest event-loop stall while the index opened and saved (CPU-bounded, see below). */
+  maxStallMs?: number;
+  /** The same in wall time, however the process was scheduled. */
+  maxWallGapMs?: number;
   cacheBytes: number;
   maxRssMB: number;
 };
@@ -44,22 +49,43 @@ async function timeEach(items: readonly string[], run: (item: string) => Promise
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { vault: { type: "string" }, cache: { type: "string" }, phase: { type: "string" }, queries: { type: "string" } } });
+  const { values } = parseArgs({ options: { vault: { type: "string" }, cache: { type: "string" }, phase: { type: "string" }, queries: { type: "string" }, index: { type: "string" } } });
   const vault = values.vault!;
   const cacheDir = values.cache!;
   const phase = values.phase ?? "cold";
   const queryCount = Number(values.queries ?? 200);
-  const bundle = await loadBundle();
+  const bundle = await loadBundle((values.index ?? "compact") as IndexKind);
   if (phase === "empty") {
     const floor: WorkerResult = { phase, chunks: 0, openMs: 0, cacheBytes: 0, maxRssMB: process.resourceUsage().maxRSS / 1024 };
     process.stdout.write(`${JSON.stringify(floor)}\n`);
     return;
   }
 
+  // How long the event loop was held at a time while the index opened: a 5 ms interval whose
+  // late firings are the stalls a concurrent turn would see. On a busy machine a late firing can
+  // also mean the process was not scheduled at all, so a gap counts only as much CPU time as the
+  // process used during it (user + system, all threads): "descheduled" is not "blocked".
+  let maxStallMs = 0;
+  let maxWallGapMs = 0;
+  let lastTick = performance.now();
+  let lastCpu = process.cpuUsage();
+  const sample = () => {
+    const now = performance.now();
+    const cpu = process.cpuUsage(lastCpu);
+    const gap = now - lastTick - 5;
+    maxWallGapMs = Math.max(maxWallGapMs, gap);
+    maxStallMs = Math.max(maxStallMs, Math.min(gap, (cpu.user + cpu.system) / 1000));
+    lastTick = now;
+    lastCpu = process.cpuUsage();
+  };
+  const ticker = setInterval(sample, 5);
   const openStart = performance.now();
   const index = await bundle.openIndex(vault, { cacheDir });
   const openMs = performance.now() - openStart;
-  const result: WorkerResult = { phase, chunks: index.chunkCount, openMs, cacheBytes: 0, maxRssMB: 0 };
+  await index.flush(); // the background cache write after a build can stall too
+  clearInterval(ticker);
+  sample();
+  const result: WorkerResult = { phase, chunks: index.chunkCount, openMs, maxStallMs, maxWallGapMs, cacheBytes: 0, maxRssMB: 0 };
 
   if (phase === "cold") {
     const queries = generateQueries(queryCount);

@@ -2,6 +2,7 @@
 import { getLogger, logToGatewayFile } from "../../src/core/log.ts";
 import { HOOK_KEYS } from "../../src/core/records.ts";
 import { isAgentBootstrapEvent } from "../../src/openclaw/events.ts";
+import { filesAfterFailure } from "../../src/bootstrap/fail-closed.ts";
 import { runAciBootstrap, startupOpenClawConfig } from "../../src/bootstrap/run.ts";
 
 // Owner ids and the policy come from openclaw.json as it is when the hook loads; each event's
@@ -11,8 +12,17 @@ logToGatewayFile();
 startupOpenClawConfig();
 
 export default async function aciBootstrapHandler(event: unknown): Promise<void> {
-  if (!isAgentBootstrapEvent(event)) return;
-  const received = event.context.bootstrapFiles;
+  try {
+    if (!isAgentBootstrapEvent(event)) return;
+  } catch {
+    return; // an event whose fields throw is not one we can recognise
+  }
+  let received: unknown;
+  try {
+    received = event.context.bootstrapFiles;
+  } catch {
+    return;
+  }
   if (!Array.isArray(received)) {
     getLogger(HOOK_KEYS.aciBootstrap).warn(
       { receivedType: received === null ? "null" : typeof received },
@@ -24,11 +34,29 @@ export default async function aciBootstrapHandler(event: unknown): Promise<void>
     const { files } = await runAciBootstrap(event, received);
     event.context.bootstrapFiles = files;
   } catch (error) {
-    // Never harm a turn: the list stays exactly as OpenClaw built it.
-    event.context.bootstrapFiles = received;
+    // Never harm a turn, never leak: owner sessions keep the list as OpenClaw built it; every other
+    // session loses USER.md and MEMORY.md (src/bootstrap/fail-closed.ts).
+    const outcome = filesAfterFailure(event, received, startupOpenClawConfig);
+    try {
+      event.context.bootstrapFiles = outcome.files;
+    } catch {
+      // a frozen context: nothing more we can do
+    }
     getLogger(HOOK_KEYS.aciBootstrap).warn(
-      { err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
-      "aci-bootstrap: failed; bootstrap files left as received",
+      {
+        err: describeError(error),
+        sessionType: outcome.sessionType,
+        action: outcome.action,
+      },
+      `aci-bootstrap: failed; ${outcome.action === "left-as-received" ? "bootstrap files left as received" : "USER.md and MEMORY.md removed (non-owner session)"}`,
     );
+  }
+}
+
+function describeError(error: unknown): unknown {
+  try {
+    return error instanceof Error ? { name: error.name, message: error.message } : String(error);
+  } catch {
+    return "unprintable error";
   }
 }

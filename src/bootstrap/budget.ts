@@ -64,7 +64,8 @@ export function estimateInjection(records: readonly BudgetedRecord[], limits: Bo
       continue;
     }
     if (remaining < MIN_BOOTSTRAP_FILE_BUDGET_CHARS) break;
-    const raw = (record.content ?? "").trimEnd().length;
+    // Only string content counts (a Buffer or other object from a foreign hook is not text core injects).
+    const raw = typeof record.content === "string" ? record.content.trimEnd().length : 0;
     if (raw === 0) continue;
     const fileCap = record.name === "USER.md" ? Math.min(limits.maxChars, USER_BOOTSTRAP_MAX_CHARS) : limits.maxChars;
     const chars = Math.min(raw, fileCap, remaining);

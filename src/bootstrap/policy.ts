@@ -109,7 +109,9 @@ export const DEFAULT_POLICY: BootstrapPolicy = policyFromConfig(aciBootstrapConf
 export function fileSetFor(policy: BootstrapPolicy, classification: SessionClassification): string[] {
   const files = [...policy.sets[classification.type]];
   if (classification.type === "FORUM_TOPIC" && classification.topicId !== undefined) {
-    for (const extra of policy.topicFiles[classification.topicId] ?? []) if (!files.includes(extra)) files.push(extra);
+    // The topic id comes from the session key: never look it up through the prototype ("constructor", "__proto__").
+    const extras = Object.hasOwn(policy.topicFiles, classification.topicId) ? policy.topicFiles[classification.topicId] : undefined;
+    for (const extra of Array.isArray(extras) ? extras : []) if (!files.includes(extra)) files.push(extra);
   }
   return files;
 }

@@ -2,6 +2,7 @@
 // The real path must stay inside the real workspace, so a symlink that points outside is not followed.
 import fs from "node:fs/promises";
 import path from "node:path";
+import { readRegularFile } from "../fs/safe-read.ts";
 
 export type WorkspaceReadFailure = "missing" | "outside-workspace" | "over-cap" | "not-a-file" | "unreadable";
 export type WorkspaceRead =
@@ -11,10 +12,6 @@ export type WorkspaceRead =
 function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
-}
-
-function errorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : undefined;
 }
 
 // Small content cache keyed by real path and validated by (mtime, size, inode) on every read, so a
@@ -27,49 +24,29 @@ export async function readWorkspaceFile(workspaceDir: string, relativeName: stri
   const root = path.resolve(workspaceDir);
   const lexical = path.resolve(root, relativeName);
   if (!isInside(root, lexical)) return { ok: false, path: lexical, reason: "outside-workspace" };
-  let realFile: string;
-  let realRoot: string;
+  // Cheap path for an unchanged file: realpath + stat, no open. The stat follows links, so the
+  // containment check of the shared reader still runs before anything new is read.
   try {
-    realRoot = await fs.realpath(root);
-    realFile = await fs.realpath(lexical);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return { ok: false, path: lexical, reason: "missing" };
-    return { ok: false, path: lexical, reason: "unreadable", detail: code };
-  }
-  if (!isInside(realRoot, realFile)) return { ok: false, path: lexical, reason: "outside-workspace" };
-
-  try {
-    const stat = await fs.stat(realFile);
-    if (!stat.isFile()) return { ok: false, path: lexical, reason: "not-a-file" };
-    if (stat.size > maxBytes) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${maxBytes} bytes` };
+    const [realRoot, realFile] = await Promise.all([fs.realpath(root), fs.realpath(lexical)]);
     const cached = contentCache.get(realFile);
-    if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size && cached.ino === stat.ino) {
-      return { ok: true, path: lexical, content: cached.content };
+    if (cached && isInside(realRoot, realFile)) {
+      const stat = await fs.stat(realFile);
+      if (stat.isFile() && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size && cached.ino === stat.ino) {
+        return { ok: true, path: lexical, content: cached.content };
+      }
     }
-  } catch (error) {
-    return { ok: false, path: lexical, reason: "unreadable", detail: errorCode(error) };
+  } catch {
+    // fall through: the shared reader reports the reason
   }
-
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(realFile, "r");
-    const stat = await handle.stat();
-    if (!stat.isFile()) return { ok: false, path: lexical, reason: "not-a-file" };
-    if (stat.size > maxBytes) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${maxBytes} bytes` };
-    // Read at most maxBytes + 1 so a file that grows after stat still cannot blow the cap.
-    const buffer = Buffer.alloc(Math.min(maxBytes + 1, Math.max(stat.size, 0) + 1));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > maxBytes) return { ok: false, path: lexical, reason: "over-cap", detail: `> ${maxBytes} bytes` };
-    const content = buffer.subarray(0, bytesRead).toString("utf8");
-    if (bytesRead === stat.size) {
-      if (contentCache.size >= MAX_CACHED_FILES) contentCache.clear();
-      contentCache.set(realFile, { mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino, content });
-    }
-    return { ok: true, path: lexical, content };
-  } catch (error) {
-    return { ok: false, path: lexical, reason: "unreadable", detail: errorCode(error) };
-  } finally {
-    await handle?.close().catch(() => undefined);
+  const read = await readRegularFile(lexical, { maxBytes, root });
+  if (!read.ok) {
+    const reason: WorkspaceReadFailure = read.reason === "outside-root" ? "outside-workspace" : read.reason;
+    return { ok: false, path: lexical, reason, ...(read.detail ? { detail: read.detail } : {}) };
   }
+  const content = read.bytes.toString("utf8");
+  if (read.bytes.length === read.size) {
+    if (contentCache.size >= MAX_CACHED_FILES) contentCache.clear();
+    contentCache.set(read.realPath, { mtimeMs: read.mtimeMs, size: read.size, ino: read.ino, content });
+  }
+  return { ok: true, path: lexical, content };
 }

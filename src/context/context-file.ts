@@ -2,6 +2,7 @@ import path from "node:path";
 import { getLogger } from "../core/log.ts";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
+import { canWriteIntoWorkspace } from "../fs/workspace-guard.ts";
 
 // <workspace>/ETHOS_CONTEXT.md: what the model was given this turn, for operators and for
 // tools that read the story-007 file. Core does not load it (it is not one of the six bootstrap
@@ -21,7 +22,9 @@ export function writeContextFile(workspaceDir: string, content: string): Promise
   const file = contextFilePath(workspaceDir);
   const previous = queues.get(file) ?? Promise.resolve();
   const next = previous
-    .then(() => writeFileAtomic(file, content))
+    .then(async () => {
+      if (await canWriteIntoWorkspace(workspaceDir, "ETHOS_CONTEXT.md")) await writeFileAtomic(file, content);
+    })
     .catch((error: unknown) => log().warn({ file, err: (error as Error).message }, "could not write ETHOS_CONTEXT.md"));
   queues.set(file, next);
   void next.then(() => {

@@ -1,11 +1,10 @@
 import path from "node:path";
-import { HOOK_KEYS } from "../core/records.ts";
 import type { OpenClawConfig } from "../openclaw/events.ts";
-import { resolveHookConfig } from "../openclaw/hook-config.ts";
 import { isInside } from "../memory/sources.ts";
 import { expandHome } from "../openclaw/config-file.ts";
+import { realPathOrResolvedSync } from "../fs/safe-read.ts";
 import { classifySession } from "../session/classify.ts";
-import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
+import { foldId, resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
 import type { EthosContextConfig, GroupScope } from "./config.ts";
 
@@ -22,18 +21,17 @@ export type RetrievalScope =
 
 /** Classify with the same owner ids and main keys as aci-bootstrap, plus this hook's own owner ids. */
 export function classifyForRetrieval(sessionKey: string | undefined, cfg: OpenClawConfig | undefined, config: EthosContextConfig): SessionClassification {
-  const aciOwnerIds = resolveHookConfig(cfg, HOOK_KEYS.aciBootstrap).ownerIds;
-  const hookOwnerIds = config.scope.ownerIds.length > 0 ? config.scope.ownerIds : Array.isArray(aciOwnerIds) ? (aciOwnerIds as string[]) : undefined;
-  const owners = resolveOwnerIds(cfg, hookOwnerIds);
+  // The one owner rule (session/owners.ts): the union of both hooks' lists and ownerAllowFrom.
+  const owners = resolveOwnerIds(cfg, config.scope.ownerIds);
   return classifySession(sessionKey, { ownerIds: owners.ids, mainKeys: resolveMainKeys(cfg) });
 }
 
 function matchGroup(classification: SessionClassification, groups: readonly GroupScope[]): GroupScope | undefined {
-  const peer = classification.peerId?.toLowerCase();
+  const peer = classification.peerId === undefined ? "" : foldId(classification.peerId);
   if (!peer) return undefined;
   return groups.find(
     (group) =>
-      group.peerId.toLowerCase() === peer &&
+      foldId(group.peerId) === peer &&
       (group.channel === undefined || group.channel.toLowerCase() === classification.channel?.toLowerCase()),
   );
 }
@@ -57,8 +55,11 @@ export function resolveRetrievalScope(classification: SessionClassification, con
  */
 export function isSafeGroupMemoryDir(memoryDir: string, workspaceDir: string | undefined): boolean {
   if (!workspaceDir) return true;
+  const unsafe = (dir: string, workspace: string, workspaceMemory: string) => isInside(workspace, dir) || isInside(dir, workspaceMemory);
   const dir = path.resolve(expandHome(memoryDir));
   const workspace = path.resolve(workspaceDir);
-  const workspaceMemory = path.join(workspace, "memory");
-  return !(isInside(workspace, dir) || isInside(dir, workspaceMemory));
+  if (unsafe(dir, workspace, path.join(workspace, "memory"))) return false;
+  // Symlinks resolved: a link to the workspace (or a workspace whose memory/ links here) is the same folder.
+  const realWorkspace = realPathOrResolvedSync(workspace);
+  return !unsafe(realPathOrResolvedSync(dir), realWorkspace, realPathOrResolvedSync(path.join(realWorkspace, "memory")));
 }

@@ -54,10 +54,23 @@ function hitDate(hit: EthosSearchHit): string | undefined {
   return (hit.createdAt && isoDateIn(hit.createdAt)) || (typeof ts === "string" ? isoDateIn(ts) : undefined);
 }
 
+/**
+ * Longest hit text kept, in UTF-16 units. A snippet shows a few hundred characters; cutting here,
+ * before any flattening or pattern matching, keeps a multi-megabyte hit from blocking the turn.
+ */
+export const MAX_HIT_TEXT_CHARS = 8192;
+
+/** The first `max` characters, never splitting a surrogate pair. */
+export function cutText(text: string, max = MAX_HIT_TEXT_CHARS): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
 export function hitToMemory(hit: EthosSearchHit): RetrievedMemory {
   const memory: RetrievedMemory = {
     id: `ethos:${hit.id}`,
-    text: hit.content,
+    text: cutText(hit.content),
     score: Number.isFinite(hit.score) ? Math.min(1, Math.max(0, hit.score)) : 0,
     rawScore: hit.score,
     headingPath: [],

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { describeZodError } from "../core/config.ts";
 import { getLogger } from "../core/log.ts";
 import { expandHome } from "../openclaw/config-file.ts";
+import { readTextSync } from "../fs/safe-read.ts";
 
 // The parts of the Ethos server's ethos.toml a client needs. Unknown sections and keys are ignored
 // (the server's file has many more); a broken file logs one error and yields no overrides.
@@ -35,7 +36,7 @@ export function readEthosToml(file: string): EthosToml {
   let value: EthosToml = {};
   try {
     if (!stat.isFile() || stat.size > MAX_TOML_BYTES) throw new Error("not a regular file under 1 MiB");
-    const parsed = EthosTomlSchema.safeParse(parse(fs.readFileSync(resolved, "utf8")));
+    const parsed = EthosTomlSchema.safeParse(parse(readTextSync(resolved, MAX_TOML_BYTES)));
     if (!parsed.success) throw new Error(describeZodError(parsed.error, "ethos.toml"));
     const data = parsed.data;
     value = {

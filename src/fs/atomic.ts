@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { readRegularFile } from "./safe-read.ts";
 
 // Every write in the bundle goes through here: temp file in the same directory, write, fsync,
 // close, rename over the target, then fsync the directory. Readers see the old file or the new
@@ -32,14 +33,18 @@ export function contentHash(data: string | Buffer): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-/** The file's text, or "" when it does not exist yet. */
-export async function readFileOrEmpty(file: string): Promise<string> {
-  try {
-    return await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
-    throw error;
-  }
+/** Largest file we rewrite under a lock (CORRECTIONS.md, triage queues): bigger ones abort the write. */
+export const MAX_LOCKED_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The file's text, or "" when it does not exist yet. Read through the shared safe reader: a FIFO
+ * or other non-regular file throws at once instead of blocking, and so does an oversized file.
+ */
+export async function readFileOrEmpty(file: string, maxBytes = MAX_LOCKED_FILE_BYTES, root?: string): Promise<string> {
+  const read = await readRegularFile(file, { maxBytes, ...(root !== undefined ? { root } : {}) });
+  if (read.ok) return read.bytes.toString("utf8");
+  if (read.reason === "missing") return "";
+  throw Object.assign(new Error(`${file}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}, not read`), { code: "EUNSAFEREAD" });
 }
 
 async function existingMode(file: string): Promise<number | undefined> {

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import lockfile from "proper-lockfile";
 import { getLogger } from "../core/log.ts";
 import { contentHash, readFileOrEmpty, writeFileAtomic } from "./atomic.ts";
+import { readRegularText } from "./safe-read.ts";
 
 // Advisory per-file locks, persistent memory spec §4.1.
 //
@@ -62,6 +63,9 @@ export class LockUnavailableError extends Error {
   }
 }
 
+/** An owner record is a few short lines; anything bigger is not one of ours. */
+const MAX_OWNER_BYTES = 4096;
+
 export function lockPathFor(file: string): string {
   return `${file}.lock`;
 }
@@ -88,7 +92,7 @@ export async function readLockOwner(file: string): Promise<LockOwner | null> {
   // Our sidecar, else a spec-format lock file written by someone else's script.
   for (const candidate of [ownerPathFor(file), lockPathFor(file)]) {
     try {
-      const owner = parseOwner(await fs.readFile(candidate, "utf8"));
+      const owner = parseOwner((await readRegularText(candidate, { maxBytes: MAX_OWNER_BYTES })) ?? "");
       if (owner) return owner;
     } catch {
       // missing, or the lock is a directory
@@ -145,7 +149,7 @@ async function inspectExistingLock(file: string, thresholdMs: number): Promise<v
   let owner: LockOwner | null;
   let since = stat.mtimeMs;
   if (stat.isFile()) {
-    owner = parseOwner(await fs.readFile(lockPath, "utf8").catch(() => ""));
+    owner = parseOwner((await readRegularText(lockPath, { maxBytes: MAX_OWNER_BYTES })) ?? "");
     const stamped = owner ? Date.parse(owner.timestamp) : Number.NaN;
     if (Number.isFinite(stamped)) since = stamped;
   } else {
@@ -199,6 +203,9 @@ async function writeOwner(file: string, owner: LockOwner): Promise<void> {
   try {
     await fs.writeFile(ownerPathFor(file), formatOwner(owner));
   } catch (error) {
+    // A full disk (ENOSPC) can leave an empty or partial sidecar behind. We hold the lock, so the
+    // sidecar is ours: remove it now rather than leave debris until the next successful write.
+    await fs.rm(ownerPathFor(file), { force: true }).catch(() => undefined);
     log().warn({ file, error: (error as Error).message }, "could not record lock owner");
   }
 }
@@ -206,7 +213,7 @@ async function writeOwner(file: string, owner: LockOwner): Promise<void> {
 async function removeOwner(file: string, token: string): Promise<void> {
   // Only remove our own record: if our lock was ever taken over, the sidecar belongs to the new holder.
   try {
-    const current = parseOwner(await fs.readFile(ownerPathFor(file), "utf8"));
+    const current = parseOwner((await readRegularText(ownerPathFor(file), { maxBytes: MAX_OWNER_BYTES })) ?? "");
     if (current?.token === token) await fs.rm(ownerPathFor(file), { force: true });
   } catch {
     // already gone
@@ -271,6 +278,11 @@ export type LockedWriteOptions = LockOptions & {
   expectedHash?: string;
   /** How many times to redo the read-modify-write when an unlocked writer interferes (default 3). */
   maxConflictRetries?: number;
+  /**
+   * Refuse (throw) when the file's real path leaves this folder: a CORRECTIONS.md that is a link to
+   * somewhere else must not have that file's text copied into the workspace.
+   */
+  containWithin?: string;
 };
 
 export type LockedWriteResult = { written: boolean; hashBefore: string; hashAfter: string; conflicts: number };
@@ -295,7 +307,7 @@ export async function updateFileLocked(
     file,
     async () => {
       for (let conflicts = 0; ; conflicts++) {
-        const current = await readFileOrEmpty(file);
+        const current = await readFileOrEmpty(file, undefined, options.containWithin);
         const hashBefore = contentHash(current);
         if (options.expectedHash !== undefined && options.expectedHash !== hashBefore) {
           throw new ContentChangedError(file, hashBefore);
@@ -305,7 +317,7 @@ export async function updateFileLocked(
         try {
           await writeFileAtomic(file, next, {
             beforeCommit: async () => {
-              if (contentHash(await readFileOrEmpty(file)) !== hashBefore) throw new ConcurrentEditError(file);
+              if (contentHash(await readFileOrEmpty(file, undefined, options.containWithin)) !== hashBefore) throw new ConcurrentEditError(file);
             },
           });
           return { written: true, hashBefore, hashAfter: contentHash(next), conflicts };

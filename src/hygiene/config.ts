@@ -1,10 +1,11 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import YAML from "yaml";
+import YAML, { CST, Lexer } from "yaml";
 import { z } from "zod";
 import { parseConfigOrDefaults } from "../core/config.ts";
 import { getLogger } from "../core/log.ts";
 import type { LockOptions } from "../fs/lock.ts";
+import { readRegularFile } from "../fs/safe-read.ts";
 
 // CONFIG.md of the persistent memory spec (§13): a Markdown file whose settings sit in a YAML block
 // (a ```yaml fence as in the spec's template, or front matter). Defaults are exactly §13's, so a
@@ -12,7 +13,7 @@ import type { LockOptions } from "../fs/lock.ts";
 
 export const CONFIG_FILE_NAME = "CONFIG.md";
 /** CONFIG.md is a small settings file; anything bigger is not read (bounded reads in handlers). */
-export const MAX_CONFIG_BYTES = 256 * 1024;
+export const MAX_CONFIG_BYTES = 64 * 1024;
 
 const tokens = (fallback: number) => z.number().int().min(0).default(fallback);
 const positive = (fallback: number) => z.number().positive().default(fallback);
@@ -104,11 +105,42 @@ export function extractConfigYaml(markdown: string): { yaml: string; source: Con
   return { yaml: markdown, source: "document" };
 }
 
+/** Deepest nesting a CONFIG.md may use: its settings are flat, a custom pattern list is depth 3. */
+export const MAX_CONFIG_NESTING = 32;
+
+/**
+ * Why the YAML text must not reach the parser, or undefined when it may. The yaml package builds
+ * nested collections recursively; on Node 20/22 a stack overflow inside it can leave a regular
+ * expression half-compiled, and the next parse then aborts the whole process ("RegExpCompiler
+ * Allocation failed", uncatchable). So nesting is measured first with yaml's own lexer, which is
+ * iterative and knows quoting: open flow collections (`[`, `{`) plus the block indicators
+ * (`- `, `? `, `: `) on one line bound the depth the parser would recurse to.
+ */
+export function yamlTooDeep(yaml: string, limit = MAX_CONFIG_NESTING): string | undefined {
+  let flowDepth = 0;
+  let lineIndicators = 0;
+  for (const token of new Lexer().lex(yaml)) {
+    const type = CST.tokenType(token);
+    if (type === "flow-seq-start" || type === "flow-map-start") flowDepth++;
+    else if (type === "flow-seq-end" || type === "flow-map-end") flowDepth = Math.max(0, flowDepth - 1);
+    else if (type === "newline") lineIndicators = 0;
+    else if (type === "seq-item-ind" || type === "explicit-key-ind" || type === "map-value-ind") lineIndicators++;
+    if (flowDepth + lineIndicators > limit) return `nested deeper than ${limit} levels`;
+  }
+  return undefined;
+}
+
 /** Parse CONFIG.md text. Never throws: problems come back as `error` (defaults used) or `warnings`. */
 export function parseHygieneConfigText(markdown: string, label = CONFIG_FILE_NAME): ConfigLoadResult {
   const { yaml, source } = extractConfigYaml(markdown);
   const warnings: string[] = [];
   let raw: unknown;
+  const tooDeep = yamlTooDeep(yaml);
+  if (tooDeep) {
+    const reason = `${label}: not read (${tooDeep})`;
+    log().error({ configKey: label, error: reason }, `invalid config, using defaults: ${reason}`);
+    return { config: HYGIENE_CONFIG_DEFAULTS, ok: false, source, warnings, error: reason };
+  }
   try {
     const doc = YAML.parseDocument(yaml, { uniqueKeys: true, prettyErrors: false });
     if (doc.errors.length > 0) throw doc.errors[0];
@@ -142,27 +174,18 @@ export function parseHygieneConfigText(markdown: string, label = CONFIG_FILE_NAM
 /** Read `<workspace>/CONFIG.md`. A missing file means the §13 defaults; never throws. */
 export async function loadHygieneConfig(workspaceDir: string): Promise<ConfigLoadResult> {
   const file = path.join(workspaceDir, CONFIG_FILE_NAME);
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(file, "r");
-    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > MAX_CONFIG_BYTES) {
-      const reason = `${CONFIG_FILE_NAME}: larger than ${MAX_CONFIG_BYTES} bytes, not read`;
-      log().error({ configKey: CONFIG_FILE_NAME, error: reason }, `invalid config, using defaults: ${reason}`);
-      return { config: HYGIENE_CONFIG_DEFAULTS, ok: false, source: "document", warnings: [], error: reason };
-    }
-    return parseHygieneConfigText(buffer.subarray(0, bytesRead).toString("utf8"));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      return { config: HYGIENE_CONFIG_DEFAULTS, ok: true, source: "missing", warnings: [] };
-    }
-    const reason = `${CONFIG_FILE_NAME}: cannot read (${(error as Error).message})`;
-    log().error({ configKey: CONFIG_FILE_NAME, error: reason }, `invalid config, using defaults: ${reason}`);
-    return { config: HYGIENE_CONFIG_DEFAULTS, ok: false, source: "missing", warnings: [], error: reason };
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
+  const read = await readRegularFile(file, { maxBytes: MAX_CONFIG_BYTES, root: workspaceDir });
+  if (read.ok) return parseHygieneConfigText(read.bytes.toString("utf8"));
+  if (read.reason === "missing") return { config: HYGIENE_CONFIG_DEFAULTS, ok: true, source: "missing", warnings: [] };
+  const why: Record<typeof read.reason, string> = {
+    "over-cap": `larger than ${MAX_CONFIG_BYTES} bytes`,
+    "not-a-file": "not a regular file",
+    "outside-root": "a link that leaves the workspace",
+    unreadable: `cannot read (${read.detail ?? "error"})`,
+  };
+  const reason = `${CONFIG_FILE_NAME}: ${why[read.reason]}, not read`;
+  log().error({ configKey: CONFIG_FILE_NAME, error: reason }, `invalid config, using defaults: ${reason}`);
+  return { config: HYGIENE_CONFIG_DEFAULTS, ok: false, source: "missing", warnings: [], error: reason };
 }
 
 const cachedLoads = new Map<string, { stamp: string; result: ConfigLoadResult }>();

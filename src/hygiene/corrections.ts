@@ -112,7 +112,7 @@ export async function appendCorrection(workspaceDir: string, correction: NewCorr
       const base = current.trim() === "" ? CORRECTIONS_HEADER : current;
       return `${base.endsWith("\n") ? base : `${base}\n`}\n${entry}`;
     },
-    lock,
+    { ...lock, containWithin: workspaceDir },
   );
   return { id, file, result };
 }

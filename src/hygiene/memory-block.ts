@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { readRegularFile } from "../fs/safe-read.ts";
 import { assembleContext } from "../context/assembler.ts";
 import type { AssemblerBudgets, AssemblerResult, SlotItem } from "../context/assembler.ts";
 import { renderMemoryText } from "../context/neutralise.ts";
@@ -39,19 +40,12 @@ export type MemoryBlockInput = {
 
 export type MemoryBlockResult = AssemblerResult & { errors: string[] };
 
-async function readBounded(file: string): Promise<string | null> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(file, "r");
-    const buffer = Buffer.alloc(MAX_SLOT_FILE_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString("utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
+/** A workspace file's text through the shared safe reader (regular file, contained, bounded); null when unusable. */
+async function readBounded(file: string, workspaceDir: string): Promise<string | null> {
+  const read = await readRegularFile(file, { maxBytes: MAX_SLOT_FILE_BYTES, root: workspaceDir, truncate: true });
+  if (read.ok) return read.bytes.toString("utf8");
+  if (read.reason === "missing") return null;
+  throw new Error(`${path.basename(file)}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}`);
 }
 
 function correctionText(entry: CorrectionEntry): string {
@@ -98,10 +92,12 @@ export async function recentMemoryItems(workspaceDir: string, now: Date, retenti
   const items: SlotItem[] = [];
   for (const name of files) {
     const file = path.join(dir, name);
-    const [text, stat] = await Promise.all([readBounded(file), fs.stat(file).catch(() => null)]);
-    if (!text || !stat) continue;
+    const read = await readRegularFile(file, { maxBytes: MAX_SLOT_FILE_BYTES, root: workspaceDir, truncate: true });
+    if (!read.ok) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
+    const text = read.bytes.toString("utf8");
+    if (!text) continue;
     const day = DAILY_FILE.exec(name)![1];
-    const timestamp = new Date(Math.min(stat.mtimeMs, now.getTime()));
+    const timestamp = new Date(Math.min(read.mtimeMs, now.getTime()));
     const entries = parseMemoryEntries(text).reverse(); // later entries in a day file are newer
     entries.forEach((entry, index) => {
       const body = renderMemoryText(stripMemoryMetadata(entry.text).replace(/^([-*+]|\d+[.)])\s+/, ""), maxSnippetChars);
@@ -128,7 +124,7 @@ export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<Memo
   let recent: SlotItem[] = [];
   if (input.include?.corrections !== false) {
     try {
-      corrections = correctionItems((await readBounded(path.join(input.workspaceDir, CORRECTIONS_FILE_NAME))) ?? "", snippet);
+      corrections = correctionItems((await readBounded(path.join(input.workspaceDir, CORRECTIONS_FILE_NAME), input.workspaceDir)) ?? "", snippet);
     } catch (error) {
       errors.push(`corrections: ${(error as Error).message}`);
     }

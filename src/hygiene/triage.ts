@@ -1,6 +1,7 @@
 import path from "node:path";
 import { contentHash } from "../fs/atomic.ts";
 import { appendFileLocked } from "../fs/lock.ts";
+import { canWriteIntoWorkspace } from "../fs/workspace-guard.ts";
 import { getLogger } from "../core/log.ts";
 import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "./config.ts";
 import type { HygieneConfig } from "./config.ts";
@@ -117,6 +118,10 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     Object.assign(outcome, { matches: scan.matches, scannedChars: scan.scannedChars, truncated: scan.truncated, customSkipped: scan.customSkipped });
     if (scan.matches.length === 0) return outcome;
     outcome.flagged = true;
+    if (!(await canWriteIntoWorkspace(input.workspaceDir, "triage"))) {
+      outcome.errors.push("triage: workspace missing or relative, nothing written");
+      return outcome;
+    }
 
     const lock = lockOptionsFromConfig(config, TRIAGE_AGENT_NAME);
     const trigger = correctionTrigger(scan.matches);
@@ -135,7 +140,7 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     };
     const queueFile = triageQueuePath(input.workspaceDir, now);
     const writes: Promise<void>[] = [
-      appendFileLocked(queueFile, JSON.stringify(record), lock).then(
+      appendFileLocked(queueFile, JSON.stringify(record), { ...lock, containWithin: input.workspaceDir }).then(
         () => void (outcome.queueFile = queueFile),
         (error: Error) => void outcome.errors.push(`triage queue: ${error.message}`),
       ),

@@ -98,7 +98,9 @@ function splitUnits(body: string): Unit[] {
   let fence: string | undefined;
 
   const flush = () => {
-    const text = buffer.join("\n").replace(/^\s*\n|\s+$/g, "");
+    // Trailing whitespace, and leading blank lines (an unanchored /\s+$/ rescans every space run).
+    const joined = buffer.join("\n").trimEnd();
+    const text = joined.replace(/^\s*\n/, "");
     if (text.trim()) units.push({ text, headingPath: headings.map((h) => h.title) });
     buffer = [];
   };
@@ -139,18 +141,26 @@ export function chunkId(file: string, text: string): string {
   return crypto.createHash("sha1").update(file).update("\n").update(text).digest("hex").slice(0, 16);
 }
 
+/** A chunk before its id is computed (the index derives ids only for the chunks it returns). */
+export type UnidentifiedChunk = Omit<MemoryChunk, "id">;
+
 /** Chunk one markdown file. `file` is the path relative to the index root. */
 export function chunkMarkdown(raw: string, file: string, options: ChunkOptions): MemoryChunk[] {
+  return splitMarkdown(raw, file, options).map((chunk) => ({ id: chunkId(file, chunk.text), ...chunk }));
+}
+
+/** `chunkMarkdown` without the ids. */
+export function splitMarkdown(raw: string, file: string, options: ChunkOptions): UnidentifiedChunk[] {
   const { body, data } = parseFrontMatter(raw);
   const fileDate = frontMatterDate(data.date) ?? isoDateIn(file.split("/").pop() ?? file);
   const confidence = frontMatterConfidence(data.confidence);
-  const chunks: MemoryChunk[] = [];
+  const chunks: UnidentifiedChunk[] = [];
   for (const unit of splitUnits(body)) {
     const headingDate = [...unit.headingPath].reverse().map(isoDateIn).find(Boolean);
     // "- 2026-01-09: Mission Control moves…" dates the entry itself.
     const leadingDate = isoDateIn(unit.text.slice(0, 24));
     for (const text of splitLongUnit(unit.text, options.maxChunkChars)) {
-      const chunk: MemoryChunk = { id: chunkId(file, text), file, headingPath: unit.headingPath, text };
+      const chunk: UnidentifiedChunk = { file, headingPath: unit.headingPath, text };
       const date = headingDate ?? leadingDate ?? fileDate ?? isoDateIn(text);
       if (date) chunk.date = date;
       if (confidence !== undefined) chunk.confidence = confidence;

@@ -1,6 +1,8 @@
 import path from "node:path";
 import crypto from "node:crypto";
+import { getLogger } from "../core/log.ts";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
+import { looksBinary, readRegularFile } from "../fs/safe-read.ts";
 import { expandHome, openClawStateDir } from "../openclaw/config-file.ts";
 
 /** What an index covers: fast-glob patterns relative to one root folder. */
@@ -47,4 +49,34 @@ export function sourcesKey(spec: MemorySourceSpec): string {
 export function isInside(child: string, parent: string): boolean {
   const rel = path.relative(path.resolve(parent), path.resolve(child));
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+// Files the index would not take, warned about once each (bounded, so a hostile folder cannot grow it).
+const warnedFiles = new Set<string>();
+const MAX_WARNED_FILES = 1024;
+
+function warnOnce(file: string, reason: string, message: string): void {
+  const key = `${reason}:${file}`;
+  if (warnedFiles.has(key) || warnedFiles.size >= MAX_WARNED_FILES) return;
+  warnedFiles.add(key);
+  getLogger("openclaw-context.memory").warn({ file, reason }, message);
+}
+
+/**
+ * One memory file's text for the index, through the shared safe reader: a regular file whose real
+ * path stays inside the real root (a `memory/` folder that is a link to elsewhere is not indexed),
+ * at most maxBytes, and not binary (a NUL byte: skipped with one warning). Undefined when skipped.
+ */
+export async function readMemorySourceFile(rootDir: string, file: string, maxBytes: number): Promise<string | undefined> {
+  const read = await readRegularFile(file, { maxBytes, root: rootDir });
+  if (!read.ok) {
+    if (read.reason === "outside-root") warnOnce(file, read.reason, "memory file is a link out of its folder, not indexed");
+    else if (read.reason === "not-a-file") warnOnce(file, read.reason, "memory path is not a regular file, not indexed");
+    return undefined;
+  }
+  if (looksBinary(read.bytes)) {
+    warnOnce(file, "binary", "memory file looks binary (NUL byte), not indexed");
+    return undefined;
+  }
+  return read.bytes.toString("utf8");
 }

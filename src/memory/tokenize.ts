@@ -21,15 +21,33 @@ const STOPWORDS = new Set<string>([
 
 const WORD_SPLIT = /[^\p{L}\p{N}]+/u;
 const COMBINING_MARKS = /\p{M}+/gu;
+// Fast path for plain-ASCII text (most memory files): the same result without the Unicode steps,
+// which dominate a cold index build.
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const ASCII_WORD_SPLIT = /[^a-z0-9]+/;
+
+// Stemming is the costliest step and a vault repeats few words: remember recent stems (bounded).
+const STEM_CACHE_MAX = 50_000;
+const stems = new Map<string, string>();
+function stem(word: string): string {
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    stemmed = stemmer(word);
+    if (stems.size >= STEM_CACHE_MAX) stems.clear();
+    stems.set(word, stemmed);
+  }
+  return stemmed;
+}
 
 /** Normalised, stemmed terms of `text`, in order, duplicates kept (term frequency matters). */
 export function analyzeText(text: string): string[] {
   const terms: string[] = [];
-  const normalised = text.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
-  for (const word of normalised.split(WORD_SPLIT)) {
+  const ascii = ASCII_ONLY.test(text);
+  const normalised = ascii ? text.toLowerCase() : text.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
+  for (const word of normalised.split(ascii ? ASCII_WORD_SPLIT : WORD_SPLIT)) {
     if (word.length < 2 && !/^\p{N}$/u.test(word)) continue;
     if (STOPWORDS.has(word)) continue;
-    terms.push(stemmer(word));
+    terms.push(stem(word));
   }
   return terms;
 }

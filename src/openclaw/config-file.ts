@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import JSON5 from "json5";
+import { readTextSync } from "../fs/safe-read.ts";
 import type { OpenClawConfig } from "./events.ts";
 
 /** The gateway's state folder: $OPENCLAW_STATE_DIR, else ~/.openclaw. */
@@ -33,7 +34,7 @@ export function loadOpenClawConfigFile(file = resolveOpenClawConfigPath()): Open
     if (cached && cached.file === file && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) {
       return cached.config;
     }
-    const parsed: unknown = JSON5.parse(fs.readFileSync(file, "utf8"));
+    const parsed: unknown = JSON5.parse(readTextSync(file, MAX_CONFIG_BYTES));
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
     cached = { file, mtimeMs: stat.mtimeMs, size: stat.size, config: parsed as OpenClawConfig };
     return cached.config;

@@ -11,9 +11,10 @@
 //   <base>:heartbeat | agent:<id>:dashboard:<uuid> | agent:<id>:explicit:<sid>
 import { getLogger } from "../core/log.ts";
 import type { SessionClassification, SessionType } from "./types.ts";
+import { foldId } from "./owners.ts";
 
 export type ClassifyOptions = {
-  /** Peer ids that belong to the operator (compared case-insensitively). */
+  /** Peer ids that belong to the operator (compared with foldId: exact except ASCII A–Z, see owners.ts). */
   ownerIds: Iterable<string>;
   /** Extra main-session keys (`session.mainKey` in openclaw.json); "main" always counts. */
   mainKeys?: Iterable<string>;
@@ -156,8 +157,9 @@ export function classifySession(key: string | undefined, options: ClassifyOption
     };
     if (conversation.heartbeat) return result("HEARTBEAT_CRON", "heartbeat-isolated", parsed, common);
     if (conversation.kind === "dm") {
-      const owners = lowerSet(options.ownerIds);
-      const isOwner = owners.has(lower(conversation.peerId));
+      const owners = new Set<string>();
+      for (const id of options.ownerIds) if (typeof id === "string" && foldId(id)) owners.add(foldId(id));
+      const isOwner = owners.has(foldId(conversation.peerId));
       return result(isOwner ? "PRIVATE_DM" : "EXTERNAL_DM", isOwner ? "dm-owner" : "dm-other", parsed, common);
     }
     if (conversation.topicId !== undefined) return result("FORUM_TOPIC", "group-topic", parsed, common);

@@ -1,6 +1,6 @@
 // Links the e2e observations to HOOK_ASSUMPTIONS.md: each test stores what it saw under an id;
 // the doc has one row per id (first backticked token of the "assumption" cell) and one column per
-// version; the suite fails when a cell does not start with the observed value.
+// version; the suite fails when a cell (backticks aside) is not exactly the observed value.
 import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "./gateway.ts";

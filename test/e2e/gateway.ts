@@ -431,7 +431,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       cli,
       async chatSend(sessionKey, text = uniqueText("chat"), timeoutMs = 60_000) {
         const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
-        const stdout = await cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json"], timeoutMs);
+        // An explicit RPC budget: `gateway call` defaults to 10 s, which a busy machine can exceed.
+        const stdout = await cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json", "--timeout", String(timeoutMs)], timeoutMs + 10_000);
         return findTurn(sessionKey, text, timeoutMs, parseJsonOutput(stdout));
       },
       async agentTurn(sessionKey, text = uniqueText("agent"), timeoutMs = 90_000) {

@@ -16,11 +16,15 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ethos-handler-"));
 const ws = path.join(tmp, "workspace");
 type Handler = (event: unknown) => Promise<void>;
 let handler: Handler;
+const CFG = { hooks: { internal: { entries: { "ethos-context": { awaitTimeoutMs: 5000 } } } } };
 const logs: string[] = [];
 
 beforeAll(async () => {
   fs.cpSync(path.join(repo, "fixtures/workspace"), ws, { recursive: true });
-  vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(tmp, "absent-openclaw.json"));
+  // A wait no machine misses (the default 250 ms covers a cold index build only on a fast
+  // machine); the turn still returns as soon as retrieval is done.
+  fs.writeFileSync(path.join(tmp, "openclaw.json"), JSON.stringify(CFG));
+  vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(tmp, "openclaw.json"));
   vi.stubEnv("OPENCLAW_CONTEXT_INDEX_CACHE_DIR", path.join(tmp, "index-cache"));
   setLogDestination(new Writable({ write: (chunk, _e, cb) => (logs.push(String(chunk)), cb()) }) as never);
   handler = (await import("../../hooks/ethos-context/handler.ts")).default;
@@ -32,7 +36,11 @@ afterAll(() => {
 });
 
 const files = (): BootstrapFileRecord[] => [{ name: "AGENTS.md", path: path.join(ws, "AGENTS.md"), content: "# AGENTS", missing: false }];
-const bootstrapEvent = (sessionKey: string, bootstrapFiles: unknown = files()): AgentBootstrapEvent => bootstrapEventFor(ws, sessionKey, bootstrapFiles);
+const bootstrapEvent = (sessionKey: string, bootstrapFiles: unknown = files()): AgentBootstrapEvent => {
+  const event = bootstrapEventFor(ws, sessionKey, bootstrapFiles);
+  event.context.cfg = CFG;
+  return event;
+};
 const messageEvent = webchatMessageEvent;
 
 describe("ethos-context handler on the sample workspace", () => {

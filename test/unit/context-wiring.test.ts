@@ -19,11 +19,15 @@ const ws = path.join(tmp, "workspace");
 const today = new Date().toISOString().slice(0, 10);
 type Handler = (event: unknown) => Promise<void>;
 let handler: Handler;
+const CFG = { hooks: { internal: { entries: { "ethos-context": { awaitTimeoutMs: 5000 } } } } };
 
 beforeAll(async () => {
   fs.cpSync(path.join(repo, "fixtures/workspace"), ws, { recursive: true });
   fs.writeFileSync(path.join(ws, "memory", `${today}.md`), `# ${today}\n\n- Jeff wants the sailboat hauled out for bottom paint before the regatta.\n`);
-  vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(tmp, "absent-openclaw.json"));
+  // A wait no machine misses (the default 250 ms covers a cold index build plus the assembler
+  // only on a fast machine); the turn still returns as soon as retrieval is done.
+  fs.writeFileSync(path.join(tmp, "openclaw.json"), JSON.stringify(CFG));
+  vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(tmp, "openclaw.json"));
   vi.stubEnv("OPENCLAW_WORKSPACE_DIR", ws);
   vi.stubEnv("OPENCLAW_CONTEXT_INDEX_CACHE_DIR", path.join(tmp, "index-cache"));
   setLogDestination(new Writable({ write: (_chunk, _e, cb) => cb() }) as never);
@@ -36,8 +40,11 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const bootstrapEvent = (sessionKey: string): AgentBootstrapEvent =>
-  bootstrapEventFor(ws, sessionKey, [{ name: "AGENTS.md", path: path.join(ws, "AGENTS.md"), content: "# AGENTS", missing: false }]);
+const bootstrapEvent = (sessionKey: string): AgentBootstrapEvent => {
+  const event = bootstrapEventFor(ws, sessionKey, [{ name: "AGENTS.md", path: path.join(ws, "AGENTS.md"), content: "# AGENTS", missing: false }]);
+  event.context.cfg = CFG;
+  return event;
+};
 const messageEvent = webchatMessageEvent;
 const injected = (event: AgentBootstrapEvent) =>
   (event.context.bootstrapFiles as BootstrapFileRecord[]).find((file) => file.name === "ETHOS_CONTEXT.md")?.content;
@@ -77,10 +84,12 @@ describe("ethos-context with triage and the context assembler", () => {
     await handler(messageEvent(session, "What is my sailboat named, and where is it moored?", "m3"));
     const third = bootstrapEvent(session);
     await handler(third);
-    const again = injected(third) ?? "";
-    expect(again).not.toContain("slip 14 in Sausalito");
-    expect(again).not.toContain("slip 22");
-    expect(again).not.toContain("bottom paint");
+    expect(injected(third)).toBeUndefined();
+    // The search still finds the fact: another operator session asking the same gets it.
+    await handler(messageEvent("agent:main:dashboard:d1", "What is my sailboat named, and where is it moored?", "m4"));
+    const otherSession = bootstrapEvent("agent:main:dashboard:d1");
+    await handler(otherSession);
+    expect(injected(otherSession)).toContain("slip 14 in Sausalito");
   });
 
   it("keeps corrections and daily notes out of a group's block", async () => {

@@ -23,7 +23,10 @@ let mode: Mode = "ok";
 let requests: unknown[] = [];
 let logs: string[] = [];
 const openSockets = new Set<net.Socket>();
-const options = { timeoutMs: 300, maxFrameBytes: 64 * 1024 };
+// A successful or failing answer returns as soon as it arrives, so its timeout is a bound no
+// machine reaches; only the "hang" cases, where the timeout IS the behaviour, use a short one.
+const options = { timeoutMs: 30_000, maxFrameBytes: 64 * 1024 };
+const hangOptions = { ...options, timeoutMs: 300 };
 
 const OK_RESPONSE = {
   status: "ok",
@@ -114,9 +117,9 @@ beforeEach(() => {
 });
 afterEach(() => setLogDestination(undefined));
 
-async function failure(endpoint: EthosEndpoint): Promise<EthosError> {
+async function failure(endpoint: EthosEndpoint, callOptions = options): Promise<EthosError> {
   try {
-    await ethosSearch(endpoint, { query: "sailboat", limit: 5 }, options);
+    await ethosSearch(endpoint, { query: "sailboat", limit: 5 }, callOptions);
   } catch (error) {
     expect(error).toBeInstanceOf(EthosError);
     return error as EthosError;
@@ -148,7 +151,7 @@ describe("Ethos client over the Unix socket", () => {
 
   it("timeout", async () => {
     mode = "hang";
-    expect((await failure(socketEndpoint)).kind).toBe("timeout");
+    expect((await failure(socketEndpoint, hangOptions)).kind).toBe("timeout");
   });
 
   it("half frame", async () => {
@@ -189,7 +192,7 @@ describe("Ethos client over HTTP", () => {
 
   it("timeout", async () => {
     mode = "hang";
-    expect((await failure(httpEndpoint())).kind).toBe("timeout");
+    expect((await failure(httpEndpoint(), hangOptions)).kind).toBe("timeout");
   });
 
   it("half body", async () => {
@@ -217,7 +220,9 @@ describe("Ethos client over HTTP", () => {
 });
 
 describe("Ethos retriever: outages", () => {
-  const config = parseEthosContextConfig({ backend: "ethos", ethos: { timeoutMs: 300 } }).config;
+  const config = parseEthosContextConfig({ backend: "ethos", ethos: { timeoutMs: 30_000 } }).config;
+  /** Same endpoint (so the same outage tracker), short timeout: for the hanging server only. */
+  const hangConfig = parseEthosContextConfig({ backend: "ethos", ethos: { timeoutMs: 300 } }).config;
 
   it("maps hits to memories with clamped scores and dates", async () => {
     const memories = await createEthosRetriever(socketEndpoint, config).search("sailboat", 5);
@@ -229,9 +234,10 @@ describe("Ethos retriever: outages", () => {
 
   it("down, hanging or garbage → empty context, ONE warning per outage, next turn retries and recovers", async () => {
     const retriever = createEthosRetriever(socketEndpoint, config);
+    const impatient = createEthosRetriever(socketEndpoint, hangConfig);
     for (const m of ["hang", "garbage", "error", "half"] as Mode[]) {
       mode = m;
-      expect(await retriever.search("sailboat", 5)).toEqual([]);
+      expect(await (m === "hang" ? impatient : retriever).search("sailboat", 5)).toEqual([]);
     }
     expect(requests).toHaveLength(4); // every turn tried again
     expect(logs.filter((l) => l.includes("Ethos server unavailable"))).toHaveLength(1);
@@ -239,7 +245,7 @@ describe("Ethos retriever: outages", () => {
     expect(await retriever.search("sailboat", 5)).toHaveLength(2);
     expect(logs.filter((l) => l.includes("reachable again"))).toHaveLength(1);
     mode = "hang";
-    await retriever.search("sailboat", 5);
+    await impatient.search("sailboat", 5);
     expect(logs.filter((l) => l.includes("Ethos server unavailable"))).toHaveLength(2); // a new outage
   });
 

@@ -3,14 +3,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { isAtomicTempName } from "../../src/fs/atomic.ts";
 import { LockUnavailableError, lockPathFor, ownerPathFor, readLockOwner, withFileLock } from "../../src/fs/lock.ts";
 
-// Small enough to keep the tests short, large enough that a loaded CI machine's timer delays
-// (the holder refreshes its lock every THRESHOLD/2 s) cannot make a live lock look stale.
-const THRESHOLD = 4;
+// Stale threshold of the live-holder test: the holder refreshes its lock every THRESHOLD/2 s, and
+// the test attempts right after it has SEEN a refresh, so only a stall of several seconds between
+// two statements could make the live lock look stale.
+const THRESHOLD = 6;
 const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), "lock-worker.ts");
 
 function startWorker(args: string[]) {
@@ -83,7 +84,7 @@ describe("advisory locks across OS processes", () => {
     "a lock left by a killed process blocks until the stale threshold, then is overridden with a warning",
     async () => {
       const target = path.join(dir, "CORRECTIONS.md");
-      const holder = startWorker(["hold", target, String(THRESHOLD)]);
+      const holder = startWorker(["hold", target, "3600"]);
       await holder.printed("locked");
       const owner = await readLockOwner(target);
       expect(owner).toMatchObject({ pid: holder.child.pid, agent: "holder" });
@@ -92,19 +93,21 @@ describe("advisory locks across OS processes", () => {
       await holder.exited;
       expect(fs.existsSync(lockPathFor(target))).toBe(true); // SIGKILL: no cleanup ran
 
-      // Fresh (younger than the threshold): not stolen, the write is aborted and the holder reported.
+      // Fresh (seconds old, default threshold 1 h): not stolen, the write is aborted and the holder reported.
       let ran = false;
-      const blocked = withFileLock(target, async () => void (ran = true), { staleThresholdSeconds: THRESHOLD, retryIntervalSeconds: 0.02, maxRetries: 3 });
+      const blocked = withFileLock(target, async () => void (ran = true), { retryIntervalSeconds: 0.02, maxRetries: 3 });
       await expect(blocked).rejects.toBeInstanceOf(LockUnavailableError);
       await expect(blocked).rejects.toMatchObject({ attempts: 3, owner: { pid: holder.child.pid, agent: "holder" } });
       expect(ran).toBe(false);
 
-      // After the threshold: recovered. (proper-lockfile may date a new lock up to 1 s ahead, so wait threshold + 1 s.)
-      await new Promise((resolve) => setTimeout(resolve, THRESHOLD * 1000 + 1200));
+      // Nobody refreshes it any more: once its last refresh is older than the threshold, it is
+      // recovered. The lock's age is set on its mtime (what every reader judges by), not waited for.
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      fs.utimesSync(lockPathFor(target), twoHoursAgo, twoHoursAgo);
       const result = await withFileLock(target, async () => {
         expect((await readLockOwner(target))?.pid).toBe(process.pid);
         return "wrote";
-      }, { staleThresholdSeconds: THRESHOLD, retryIntervalSeconds: 0.02, maxRetries: 3, agentName: "recall-validator" });
+      }, { retryIntervalSeconds: 0.02, maxRetries: 3, agentName: "recall-validator" });
       expect(result).toBe("wrote");
       const warning = logLines.map((line) => JSON.parse(line)).find((entry) => /Stale lock detected from holder/.test(entry.msg));
       expect(warning).toMatchObject({ level: 40, ownerPid: holder.child.pid });
@@ -120,8 +123,11 @@ describe("advisory locks across OS processes", () => {
       const holder = startWorker(["hold", target, String(THRESHOLD)]);
       try {
         await holder.printed("locked");
-        // Past the threshold: the holder refreshes every THRESHOLD/2 s, so its lock stays fresh.
-        await new Promise((resolve) => setTimeout(resolve, THRESHOLD * 1000 + 1500));
+        // Wait until the holder's own refreshes show it has held the lock longer than the threshold
+        // (its mtime moved on by more than THRESHOLD), then try at once: the lock is still fresh.
+        const lockPath = lockPathFor(target);
+        const acquiredAt = fs.statSync(lockPath).mtimeMs;
+        await vi.waitFor(() => expect(fs.statSync(lockPath).mtimeMs - acquiredAt).toBeGreaterThan(THRESHOLD * 1000), { timeout: 60_000, interval: 20 });
         await expect(
           withFileLock(target, async () => "stolen", { staleThresholdSeconds: THRESHOLD, retryIntervalSeconds: 0.05, maxRetries: 4 }),
         ).rejects.toBeInstanceOf(LockUnavailableError);
@@ -131,6 +137,6 @@ describe("advisory locks across OS processes", () => {
         await holder.exited;
       }
     },
-    30_000,
+    90_000,
   );
 });

@@ -88,7 +88,7 @@ describe("persistent index cache (path + size + mtime)", () => {
     const first = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
     await first.refresh();
     await first.whenSaved();
-    expect(fs.readdirSync(cacheDir).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+    expect(fs.readdirSync(cacheDir).filter((f) => f.endsWith(".idx"))).toHaveLength(1);
 
     const warm = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
     const stats = await warm.refresh();
@@ -132,12 +132,14 @@ describe("persistent index cache (path + size + mtime)", () => {
     const index = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
     await index.refresh();
     await index.whenSaved();
-    const [cacheFile] = fs.readdirSync(cacheDir).filter((f) => f.endsWith(".json"));
-    fs.writeFileSync(path.join(cacheDir, cacheFile), "{not json");
+    const [cacheFile] = fs.readdirSync(cacheDir).filter((f) => f.endsWith(".idx"));
+    const good = fs.readFileSync(path.join(cacheDir, cacheFile));
+    fs.writeFileSync(path.join(cacheDir, cacheFile), good.subarray(0, good.length - 40));
     const again = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
     expect(await again.refresh()).toMatchObject({ filesRead: 3 });
     await again.whenSaved();
-    expect(() => JSON.parse(fs.readFileSync(path.join(cacheDir, cacheFile), "utf8"))).not.toThrow();
+    const restarted = new MemoryIndex(workspaceMemorySources(ws), { cacheDir });
+    expect(await restarted.refresh()).toMatchObject({ filesRead: 0, filesReused: 3 });
   });
 
   it("refuses a cache folder inside the memory root", () => {

@@ -10,15 +10,16 @@ describe("resolveOwnerIds", () => {
     },
   };
 
-  it("prefers the hook's own ownerIds", () => {
+  it("joins the hook's own ownerIds to commands.ownerAllowFrom (one union, never a replacement)", () => {
     const owners = resolveOwnerIds(cfg, ["U07ABC"]);
-    expect(owners.source).toBe("hook-config");
-    expect([...owners.ids]).toEqual(["u07abc"]);
+    expect(owners.source).toBe("owner-lists");
+    expect([...owners.ids].sort()).toEqual(["123456789", "telegram:123456789", "u07abc"]);
   });
 
-  it("then commands.ownerAllowFrom, keeping the bare id after the channel prefix", () => {
+  it("uses commands.ownerAllowFrom without hook lists, keeping the bare id; allowFrom lists do not widen it", () => {
     const owners = resolveOwnerIds(cfg);
-    expect(owners.source).toBe("commands.ownerAllowFrom");
+    expect(owners.source).toBe("owner-lists");
+    expect(owners.lists).toEqual(["commands.ownerAllowFrom"]);
     expect(owners.ids.has("123456789")).toBe(true);
     expect(owners.ids.has("222")).toBe(false);
   });

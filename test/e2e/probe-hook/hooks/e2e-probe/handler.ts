@@ -122,6 +122,30 @@ function mutate(context: Record<string, unknown>, op: string): void {
   }
 }
 
+/** message:received handlers waiting for their session's next agent:bootstrap (see onMessageReceived). */
+const bootstrapWaiters = new Map<string, (() => void)[]>();
+/** Long enough that only a host which awaits message:received before bootstrap can reach it. */
+const DELAY_PROBE_TIMEOUT_MS = 30_000;
+
+function bootstrapSeen(sessionKey: string): void {
+  const waiters = bootstrapWaiters.get(sessionKey) ?? [];
+  bootstrapWaiters.delete(sessionKey);
+  for (const wake of waiters) wake();
+}
+
+/** Resolves with "bootstrap" when this session's agent:bootstrap is logged, or "timeout". */
+function nextBootstrapOf(sessionKey: string): Promise<"bootstrap" | "timeout"> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("timeout"), DELAY_PROBE_TIMEOUT_MS);
+    const waiters = bootstrapWaiters.get(sessionKey) ?? [];
+    waiters.push(() => {
+      clearTimeout(timer);
+      resolve("bootstrap");
+    });
+    bootstrapWaiters.set(sessionKey, waiters);
+  });
+}
+
 async function onBootstrap(event: HookEvent): Promise<void> {
   const context = event.context ?? {};
   const summary = {
@@ -146,6 +170,7 @@ async function onBootstrap(event: HookEvent): Promise<void> {
   };
   write(summary);
   const key = typeof event.sessionKey === "string" ? event.sessionKey : "";
+  bootstrapSeen(key);
   for (const mutation of probeMutations(context.cfg)) {
     if (!key.includes(mutation.keyContains) || !Array.isArray(context.bootstrapFiles)) continue;
     mutate(context, mutation.op);
@@ -157,11 +182,14 @@ async function onMessageReceived(event: HookEvent): Promise<void> {
   const context = event.context ?? {};
   const key = redact(event.sessionKey);
   write({ event: "message:received", phase: "start", topKeys: Object.keys(event), sessionKey: key, contextKeys: Object.keys(context), context: withoutBodies(context) });
-  // A message containing this tag makes the handler slow, so the test can see whether the host
-  // awaits message:received before it builds the bootstrap list for the same turn.
-  if (typeof context.content === "string" && context.content.includes("[probe-delay]")) {
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    write({ event: "message:received", phase: "end", sessionKey: key });
+  // A message containing this tag keeps the handler running until the same session's
+  // agent:bootstrap has been logged (or a long timeout), so the test can see whether the host awaits
+  // message:received before it builds the bootstrap list: the order of "end" and that bootstrap in
+  // the log answers it, whatever the machine's speed. A host that awaits would never let the
+  // bootstrap happen first, so the handler ends by timeout, before the bootstrap.
+  if (typeof context.content === "string" && context.content.includes("[probe-delay]") && typeof event.sessionKey === "string") {
+    const endedBy = await nextBootstrapOf(event.sessionKey);
+    write({ event: "message:received", phase: "end", sessionKey: key, endedBy });
   }
 }
 

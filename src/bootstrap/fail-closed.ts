@@ -1,0 +1,64 @@
+// What aci-bootstrap leaves in the list when it fails (an exception anywhere in the run).
+//
+// The rule, in one sentence: in an owner session (MAIN_SESSION, PRIVATE_DM) the list stays exactly
+// as OpenClaw built it; in every other session (group, forum topic, external DM, subagent,
+// cron/heartbeat, unrecognised key) USER.md and MEMORY.md are removed and everything else stays.
+// Leaving the list alone is the least harmful edit when privacy is not at stake; removing the two
+// private files is the one safe edit when it is. This code must not fail itself, so every step that
+// touches event data is guarded, and doubt counts as "not an owner session".
+import path from "node:path";
+import type { AgentBootstrapEvent, OpenClawConfig } from "../openclaw/events.ts";
+import { sessionKeyOf } from "../openclaw/events.ts";
+import { classifySession } from "../session/classify.ts";
+import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
+import type { SessionType } from "../session/types.ts";
+
+/** Files that never reach a non-owner session, even when we fail. */
+export const PRIVATE_BOOTSTRAP_FILES: ReadonlySet<string> = new Set(["USER.md", "MEMORY.md", "memory.md"]);
+const OWNER_SESSION_TYPES: ReadonlySet<SessionType> = new Set(["MAIN_SESSION", "PRIVATE_DM"]);
+
+export type FailureOutcome = { files: unknown[]; sessionType: SessionType | "unknown"; action: "left-as-received" | "private-files-removed" | "emptied" };
+
+function safely<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+/** The session type with the fewest assumptions: any doubt about cfg or the key gives a non-owner answer. */
+function sessionTypeAfterFailure(event: AgentBootstrapEvent, fallbackCfg: () => OpenClawConfig | undefined): SessionType | "unknown" {
+  return safely(() => {
+    const cfg = safely(() => event.context.cfg ?? fallbackCfg(), undefined) ?? safely(fallbackCfg, undefined);
+    const ownerIds = safely(() => resolveOwnerIds(cfg).ids, new Set<string>());
+    const mainKeys = safely(() => resolveMainKeys(cfg), ["main"]);
+    return classifySession(sessionKeyOf(event), { ownerIds, mainKeys }).type;
+  }, "unknown" as const);
+}
+
+function isPrivateRecord(record: unknown): boolean {
+  const name = (record as { name?: unknown } | null)?.name;
+  const file = (record as { path?: unknown } | null)?.path;
+  if (typeof name !== "string") return true; // not a record we can vouch for
+  return PRIVATE_BOOTSTRAP_FILES.has(name) || (typeof file === "string" && PRIVATE_BOOTSTRAP_FILES.has(path.basename(file)));
+}
+
+/** The list to hand back after a failure (see the rule above). Never throws. */
+export function filesAfterFailure(
+  event: AgentBootstrapEvent,
+  received: readonly unknown[],
+  fallbackCfg: () => OpenClawConfig | undefined = () => undefined,
+): FailureOutcome {
+  const sessionType = sessionTypeAfterFailure(event, fallbackCfg);
+  if (sessionType !== "unknown" && OWNER_SESSION_TYPES.has(sessionType)) {
+    return { files: received as unknown[], sessionType, action: "left-as-received" };
+  }
+  try {
+    const files: unknown[] = [];
+    for (const record of received) if (!safely(() => isPrivateRecord(record), true)) files.push(record);
+    return { files, sessionType, action: "private-files-removed" };
+  } catch {
+    return { files: [], sessionType, action: "emptied" };
+  }
+}

@@ -1,0 +1,688 @@
+import { BM25_B, BM25_K1, inverseDocumentFrequency } from "./calibrate.ts";
+import { chunkId } from "./chunk.ts";
+
+// The compact in-memory representation of the embedded index (docs/retrieval.md, "The index"):
+//   - chunks live in numbered slots; per-slot facts (text offsets, heading, date, confidence,
+//     length) sit in typed arrays, one entry per slot, not in one object per chunk;
+//   - the text of a file's chunks is one string per file; a chunk is an offset and a length in it;
+//   - terms are numbered; each slot's distinct terms and their counts form a forward list, and the
+//     postings (term → slots) are one packed array rebuilt from the forward lists (CSR), plus a
+//     small map for slots added since;
+//   - chunk ids (a hash of file and text) are not stored: they are derived for returned chunks;
+//   - a file's chunks occupy consecutive slots, so a chunk's neighbours are the adjacent slots;
+//   - removing a file only marks its slots dead; once dead slots outnumber a quarter of the live
+//     ones, everything is renumbered in one pass (compaction).
+
+/** One analysed chunk, as the store takes it in. `terms` = body and heading terms, duplicates kept. */
+export type StoredChunkInput = {
+  text: string;
+  headingPath: string[];
+  date?: string;
+  confidence?: number;
+  terms: readonly string[];
+};
+
+/** A file's place in the store. `meta` belongs to the caller (size, mtime, hash…). */
+export type StoredFile<M> = { rel: string; meta: M; text: string; firstSlot: number; count: number };
+
+export type StoredChunk = {
+  file: string;
+  text: string;
+  headingPath: string[];
+  date?: string;
+  confidence?: number;
+  /** Position of the chunk in its file (0-based) and the file's chunk count. */
+  position: number;
+  chunksInFile: number;
+};
+
+/** A candidate from the postings: its slot, BM25 over the query terms, and what calibration needs. */
+export type StoreCandidate = { slot: number; bm25: number; termFrequency: Record<string, number>; length: number };
+
+/** What one search did: the work is bounded by `maxPostings` and `maxQueryTerms`. */
+export type SearchCost = { queryTerms: number; termsTraversed: number; termsSkipped: number; postingsVisited: number; candidates: number };
+
+export type SearchLimits = {
+  /** At most this many query terms walk their postings, rarest first. */
+  maxQueryTerms: number;
+  /** At most this many postings are visited per search; commoner terms beyond it are skipped. */
+  maxPostings: number;
+  /** Candidates kept (by BM25) for calibrated scoring. */
+  candidates: number;
+};
+
+const MAX_TF = 0xffff;
+/** Slots processed between hand-backs when a store is loaded (a few ms of work). */
+const STEP_SLOTS = 8192;
+const NO_DATE = 0;
+
+class Growable {
+  // Typed-array growth by doubling, so appends are amortised O(1).
+  static int32(array: Int32Array, need: number): Int32Array {
+    if (need <= array.length) return array;
+    const next = new Int32Array(Math.max(need, array.length * 2, 64));
+    next.set(array);
+    return next;
+  }
+  static uint32(array: Uint32Array, need: number): Uint32Array {
+    if (need <= array.length) return array;
+    const next = new Uint32Array(Math.max(need, array.length * 2, 64));
+    next.set(array);
+    return next;
+  }
+  static uint16(array: Uint16Array, need: number): Uint16Array {
+    if (need <= array.length) return array;
+    const next = new Uint16Array(Math.max(need, array.length * 2, 64));
+    next.set(array);
+    return next;
+  }
+  static float32(array: Float32Array, need: number): Float32Array {
+    if (need <= array.length) return array;
+    const next = new Float32Array(Math.max(need, array.length * 2, 64));
+    next.set(array);
+    return next;
+  }
+  static uint8(array: Uint8Array, need: number): Uint8Array {
+    if (need <= array.length) return array;
+    const next = new Uint8Array(Math.max(need, array.length * 2, 64));
+    next.set(array);
+    return next;
+  }
+}
+
+/** The `k` slots with the highest score (ties: lower slot first), best first: O(n log k). */
+function topSlots(slots: readonly number[], score: Float64Array, k: number): number[] {
+  const better = (a: number, b: number) => score[a] > score[b] || (score[a] === score[b] && a < b);
+  if (slots.length <= k) return [...slots].sort((a, b) => (better(a, b) ? -1 : 1));
+  // Min-heap of the best k so far; its root is the worst of them.
+  const heap: number[] = [];
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < heap.length && better(heap[worst], heap[l])) worst = l;
+      if (r < heap.length && better(heap[worst], heap[r])) worst = r;
+      if (worst === i) return;
+      [heap[i], heap[worst]] = [heap[worst], heap[i]];
+      i = worst;
+    }
+  };
+  for (const slot of slots) {
+    if (heap.length < k) {
+      heap.push(slot);
+      for (let i = heap.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (!better(heap[parent], heap[i])) break;
+        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        i = parent;
+      }
+    } else if (better(slot, heap[0])) {
+      heap[0] = slot;
+      siftDown(0);
+    }
+  }
+  return heap.sort((a, b) => (better(a, b) ? -1 : 1));
+}
+
+function dateToNumber(date: string | undefined): number {
+  if (!date) return NO_DATE;
+  const n = Number(date.replaceAll("-", ""));
+  return Number.isInteger(n) && n > 0 ? n : NO_DATE;
+}
+
+function numberToDate(n: number): string | undefined {
+  if (n === NO_DATE) return undefined;
+  const s = String(n).padStart(8, "0");
+  return `${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}`;
+}
+
+/** The flat, serialisable form of a store (the on-disk cache holds exactly this). */
+export type StoreSnapshot<M> = {
+  files: { rel: string; meta: M; text: string; count: number }[];
+  terms: string[];
+  headings: string[][];
+  textStart: Int32Array;
+  textLength: Int32Array;
+  heading: Int32Array;
+  date: Int32Array;
+  confidence: Float32Array;
+  length: Int32Array;
+  forwardLength: Int32Array;
+  forwardTerm: Uint32Array;
+  forwardTf: Uint16Array;
+};
+
+export class ChunkStore<M> {
+  // Files, by path, and the file of each slot.
+  private files = new Map<string, StoredFile<M>>();
+  private slotFile: (StoredFile<M> | undefined)[] = [];
+  // Per-slot facts.
+  private slots = 0;
+  private textStart: Int32Array = new Int32Array(0);
+  private textLength: Int32Array = new Int32Array(0);
+  private heading: Int32Array = new Int32Array(0);
+  private date: Int32Array = new Int32Array(0);
+  private confidence: Float32Array = new Float32Array(0);
+  private length: Int32Array = new Int32Array(0);
+  private alive: Uint8Array = new Uint8Array(0);
+  private forwardStart: Int32Array = new Int32Array(0);
+  private forwardLength: Int32Array = new Int32Array(0);
+  // Forward lists: distinct term ids of each slot and their counts.
+  private forwardUsed = 0;
+  private forwardTerm: Uint32Array = new Uint32Array(0);
+  private forwardTf: Uint16Array = new Uint16Array(0);
+  // Terms and heading paths, numbered.
+  private termIds = new Map<string, number>();
+  private terms: string[] = [];
+  private documentFrequency: Int32Array = new Int32Array(0);
+  private headingIds = new Map<string, number>();
+  private headings: string[][] = [];
+  // Postings: CSR over slots [0, indexedSlots), a map for slots added later.
+  private postingStart: Int32Array = new Int32Array(1);
+  private postingSlot: Uint32Array = new Uint32Array(0);
+  private postingTf: Uint16Array = new Uint16Array(0);
+  private indexedSlots = 0;
+  private indexedTerms = 0;
+  private recent = new Map<number, number[]>(); // term id → [slot, tf, slot, tf, …]
+  private recentPostings = 0;
+  // Corpus statistics over live slots.
+  private liveSlots = 0;
+  private deadSlots = 0;
+  private totalLength = 0;
+  // Query scratch space, reused (sized to the slot count).
+  private scratchScore: Float64Array = new Float64Array(0);
+  private scratchSeen: Uint8Array = new Uint8Array(0);
+  private scratchCount: Int32Array = new Int32Array(0);
+
+  get chunkCount(): number {
+    return this.liveSlots;
+  }
+
+  get averageLength(): number {
+    return this.liveSlots > 0 ? this.totalLength / this.liveSlots : 0;
+  }
+
+  /** Number of live chunks that contain `term`. */
+  documentFrequencyOf(term: string): number {
+    const id = this.termIds.get(term);
+    return id === undefined ? 0 : this.documentFrequency[id];
+  }
+
+  file(rel: string): StoredFile<M> | undefined {
+    return this.files.get(rel);
+  }
+
+  fileNames(): IterableIterator<string> {
+    return this.files.keys();
+  }
+
+  get fileCount(): number {
+    return this.files.size;
+  }
+
+  /** Replace (or add) one file and its chunks. The same text twice in the file is kept once. */
+  setFile(rel: string, meta: M, chunks: readonly StoredChunkInput[]): void {
+    this.deleteFile(rel);
+    const seen = new Set<string>();
+    const kept = chunks.filter((chunk) => !seen.has(chunk.text) && seen.add(chunk.text));
+    const file: StoredFile<M> = { rel, meta, text: kept.map((chunk) => chunk.text).join(""), firstSlot: this.slots, count: kept.length };
+    this.files.set(rel, file);
+    let offset = 0;
+    for (const chunk of kept) {
+      // Term counts in a reused array (no Map per chunk: a cold build adds 100k chunks).
+      const distinct: number[] = [];
+      for (const term of chunk.terms) {
+        const id = this.termId(term);
+        if (this.scratchCount[id]++ === 0) distinct.push(id);
+      }
+      this.appendSlot(file, offset, chunk.text.length, this.headingId(chunk.headingPath), dateToNumber(chunk.date), chunk.confidence, chunk.terms.length, distinct);
+      offset += chunk.text.length;
+    }
+  }
+
+  /** Update a file's caller metadata without touching its chunks (content unchanged). */
+  setMeta(rel: string, meta: M): void {
+    const file = this.files.get(rel);
+    if (file) file.meta = meta;
+  }
+
+  deleteFile(rel: string): void {
+    const file = this.files.get(rel);
+    if (!file) return;
+    this.files.delete(rel);
+    for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) this.killSlot(slot);
+    if (this.deadSlots > 1024 && this.deadSlots * 4 > this.liveSlots) this.compact();
+  }
+
+  chunk(slot: number): StoredChunk {
+    const file = this.slotFile[slot]!;
+    const start = this.textStart[slot];
+    const stored: StoredChunk = {
+      file: file.rel,
+      text: file.text.slice(start, start + this.textLength[slot]),
+      headingPath: this.headings[this.heading[slot]],
+      position: slot - file.firstSlot,
+      chunksInFile: file.count,
+    };
+    const date = numberToDate(this.date[slot]);
+    if (date) stored.date = date;
+    const confidence = this.confidence[slot];
+    if (!Number.isNaN(confidence)) stored.confidence = confidence;
+    return stored;
+  }
+
+  /** The stable id of the chunk in `slot` (the same text in the same file, the same id). */
+  chunkId(slot: number): string {
+    const file = this.slotFile[slot]!;
+    const start = this.textStart[slot];
+    return chunkId(file.rel, file.text.slice(start, start + this.textLength[slot]));
+  }
+
+  /** The chunk `offset` places away from `slot` in the same file (-1 = previous), if any. */
+  neighbour(slot: number, offset: number): StoredChunk | undefined {
+    const file = this.slotFile[slot];
+    const target = slot + offset;
+    if (!file || !this.alive[slot] || target < file.firstSlot || target >= file.firstSlot + file.count) return undefined;
+    return this.chunk(target);
+  }
+
+  /**
+   * BM25 candidates for distinct analysed query terms, with bounded work: terms walk their postings
+   * rarest first; a term whose postings would push the visit count past `maxPostings` is skipped
+   * (it still counts in each candidate's term frequencies, read from its forward list). If even the
+   * rarest term is over the budget, only its first `maxPostings` postings are visited.
+   */
+  search(queryTerms: readonly string[], limits: SearchLimits): { candidates: StoreCandidate[]; cost: SearchCost } {
+    this.ensurePostings();
+    const cost: SearchCost = { queryTerms: queryTerms.length, termsTraversed: 0, termsSkipped: 0, postingsVisited: 0, candidates: 0 };
+    const known = queryTerms
+      .map((term) => ({ term, id: this.termIds.get(term) }))
+      .filter((t): t is { term: string; id: number } => t.id !== undefined && this.documentFrequency[t.id] > 0)
+      .sort((a, b) => this.documentFrequency[a.id] - this.documentFrequency[b.id] || (a.term < b.term ? -1 : 1));
+    if (known.length === 0 || this.liveSlots === 0) return { candidates: [], cost };
+    if (this.scratchScore.length < this.slots) {
+      this.scratchScore = new Float64Array(this.slots);
+      this.scratchSeen = new Uint8Array(this.slots);
+    }
+    const score = this.scratchScore;
+    const seen = this.scratchSeen;
+    const touched: number[] = [];
+    const averageLength = this.averageLength || 1;
+    const { alive, length } = this;
+    for (const [rank, { id }] of known.entries()) {
+      const postings = this.postingCount(id);
+      const overBudget = cost.postingsVisited + postings > limits.maxPostings;
+      if (rank >= limits.maxQueryTerms || (overBudget && cost.termsTraversed > 0)) {
+        cost.termsSkipped++;
+        continue;
+      }
+      const idf = inverseDocumentFrequency(this.documentFrequency[id], this.liveSlots);
+      let budget = limits.maxPostings - cost.postingsVisited;
+      // One loop over the packed postings, one over the recent ones (same body, kept inline: this
+      // is the hot path of every search).
+      const visit = (slot: number, tf: number) => {
+        if (!alive[slot]) return;
+        const norm = BM25_K1 * (1 - BM25_B + (BM25_B * length[slot]) / averageLength);
+        if (!seen[slot]) {
+          seen[slot] = 1;
+          touched.push(slot);
+        }
+        score[slot] += (idf * (tf * (BM25_K1 + 1))) / (tf + norm);
+      };
+      let visited = 0;
+      if (id < this.indexedTerms) {
+        const end = this.postingStart[id + 1];
+        for (let i = this.postingStart[id]; i < end && visited < budget; i++, visited++) visit(this.postingSlot[i], this.postingTf[i]);
+      }
+      const recent = this.recent.get(id);
+      if (recent) for (let i = 0; i < recent.length && visited < budget; i += 2, visited++) visit(recent[i], recent[i + 1]);
+      budget -= visited;
+      cost.postingsVisited += visited;
+      cost.termsTraversed++;
+    }
+    // Keep the best `limits.candidates` by BM25 (ties: lower slot first, so results are stable).
+    const best = topSlots(touched, score, limits.candidates);
+    const wanted = new Map(known.map(({ term, id }) => [id, term]));
+    const candidates = best.map((slot): StoreCandidate => {
+      const termFrequency: Record<string, number> = {};
+      const start = this.forwardStart[slot];
+      for (let i = start; i < start + this.forwardLength[slot]; i++) {
+        const term = wanted.get(this.forwardTerm[i]);
+        if (term !== undefined) termFrequency[term] = this.forwardTf[i];
+      }
+      return { slot, bm25: score[slot], termFrequency, length: this.length[slot] };
+    });
+    for (const slot of touched) {
+      score[slot] = 0;
+      seen[slot] = 0;
+    }
+    cost.candidates = candidates.length;
+    return { candidates, cost };
+  }
+
+  /**
+   * The flat form of the live store, for the on-disk cache (a compacted copy if slots are dead).
+   * The arrays are views of the store's own: they stay valid (appends and compaction replace the
+   * arrays rather than overwrite the viewed range), so the snapshot may be encoded in slices.
+   */
+  snapshot(): StoreSnapshot<M> {
+    if (this.deadSlots > 0) return this.liveSnapshot();
+    const n = this.slots;
+    return {
+      files: [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot).map((f) => ({ rel: f.rel, meta: f.meta, text: f.text, count: f.count })),
+      terms: this.terms.slice(),
+      headings: this.headings.slice(),
+      textStart: this.textStart.subarray(0, n),
+      textLength: this.textLength.subarray(0, n),
+      heading: this.heading.subarray(0, n),
+      date: this.date.subarray(0, n),
+      confidence: this.confidence.subarray(0, n),
+      length: this.length.subarray(0, n),
+      forwardLength: this.forwardLength.subarray(0, n),
+      forwardTerm: this.forwardTerm.subarray(0, this.forwardUsed),
+      forwardTf: this.forwardTf.subarray(0, this.forwardUsed),
+    };
+  }
+
+  /** A store from a snapshot, synchronously (compaction). Throws on an inconsistent snapshot. */
+  static fromSnapshot<M>(snapshot: StoreSnapshot<M>): ChunkStore<M> {
+    const store = new ChunkStore<M>();
+    for (const _ of store.loadSteps(snapshot));
+    return store;
+  }
+
+  /** A store from a snapshot, handing the event loop back between steps (warm start). */
+  static async load<M>(snapshot: StoreSnapshot<M>, pause: () => Promise<void>): Promise<ChunkStore<M>> {
+    const store = new ChunkStore<M>();
+    for (const _ of store.loadSteps(snapshot)) await pause();
+    return store;
+  }
+
+  /** Fills an empty store from a snapshot (whose arrays it adopts), yielding between slices of slots. */
+  private *loadSteps(snapshot: StoreSnapshot<M>): Generator<void> {
+    const store = this;
+    const n = snapshot.textStart.length;
+    const expected = snapshot.files.reduce((sum, f) => sum + f.count, 0);
+    const forwardTotal = snapshot.forwardLength.reduce((sum, l) => sum + l, 0);
+    if (expected !== n || forwardTotal !== snapshot.forwardTerm.length || forwardTotal !== snapshot.forwardTf.length) {
+      throw new Error("index snapshot is inconsistent");
+    }
+    for (const array of [snapshot.textStart, snapshot.textLength, snapshot.heading, snapshot.date, snapshot.confidence, snapshot.length, snapshot.forwardLength]) {
+      if (array.length !== n) throw new Error("index snapshot is inconsistent");
+    }
+    store.terms = snapshot.terms.slice();
+    store.terms.forEach((term, id) => store.termIds.set(term, id));
+    store.documentFrequency = new Int32Array(store.terms.length);
+    store.scratchCount = new Int32Array(store.terms.length);
+    store.headings = snapshot.headings.slice();
+    store.headings.forEach((h, id) => store.headingIds.set(h.join("\u0000"), id));
+    store.textStart = snapshot.textStart;
+    store.textLength = snapshot.textLength;
+    store.heading = snapshot.heading;
+    store.date = snapshot.date;
+    store.confidence = snapshot.confidence;
+    store.length = snapshot.length;
+    store.forwardLength = snapshot.forwardLength;
+    store.forwardTerm = snapshot.forwardTerm;
+    store.forwardTf = snapshot.forwardTf;
+    store.forwardUsed = forwardTotal;
+    store.forwardStart = new Int32Array(n);
+    store.alive = new Uint8Array(n).fill(1);
+    store.slotFile = new Array(n);
+    let slot = 0;
+    for (const f of snapshot.files) {
+      const file: StoredFile<M> = { rel: f.rel, meta: f.meta, text: f.text, firstSlot: slot, count: f.count };
+      store.files.set(f.rel, file);
+      for (let i = 0; i < f.count; i++) store.slotFile[slot + i] = file;
+      slot += f.count;
+    }
+    // The loops live in plain methods (V8 optimises them better than a generator body).
+    let offset = 0;
+    for (let from = 0; from < n; from += STEP_SLOTS) {
+      offset = store.indexLoadedSlots(from, Math.min(n, from + STEP_SLOTS), offset);
+      yield;
+    }
+    store.slots = n;
+    store.liveSlots = n;
+    yield* store.rebuildPostingsSteps();
+  }
+
+  /** Forward-list starts, document frequencies and total length for loaded slots [from, to). */
+  private indexLoadedSlots(from: number, to: number, offset: number): number {
+    const { forwardStart, forwardLength, forwardTerm, documentFrequency, heading, textStart, textLength, slotFile } = this;
+    const termCount = this.terms.length;
+    const headingCount = this.headings.length;
+    let total = 0;
+    for (let s = from; s < to; s++) {
+      forwardStart[s] = offset;
+      if (heading[s] < 0 || heading[s] >= headingCount || textStart[s] < 0 || textStart[s] + textLength[s] > slotFile[s]!.text.length) {
+        throw new Error("index snapshot is inconsistent");
+      }
+      const end = offset + forwardLength[s];
+      for (let i = offset; i < end; i++) {
+        const term = forwardTerm[i];
+        if (term >= termCount) throw new Error("index snapshot is inconsistent");
+        documentFrequency[term]++;
+      }
+      offset = end;
+      total += this.length[s];
+    }
+    this.totalLength += total;
+    return offset;
+  }
+
+  private termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.terms.push(term);
+      this.termIds.set(term, id);
+      this.documentFrequency = Growable.int32(this.documentFrequency, id + 1);
+      this.scratchCount = Growable.int32(this.scratchCount, id + 1);
+    }
+    return id;
+  }
+
+  private headingId(headingPath: string[]): number {
+    const key = headingPath.join("\u0000");
+    let id = this.headingIds.get(key);
+    if (id === undefined) {
+      id = this.headings.length;
+      this.headings.push(headingPath);
+      this.headingIds.set(key, id);
+    }
+    return id;
+  }
+
+  /** Appends one chunk; its term counts are in `scratchCount` at the `distinct` term ids (reset here). */
+  private appendSlot(file: StoredFile<M>, start: number, textLength: number, heading: number, date: number, confidence: number | undefined, length: number, distinct: readonly number[]): void {
+    const slot = this.slots++;
+    const need = slot + 1;
+    this.textStart = Growable.int32(this.textStart, need);
+    this.textLength = Growable.int32(this.textLength, need);
+    this.heading = Growable.int32(this.heading, need);
+    this.date = Growable.int32(this.date, need);
+    this.confidence = Growable.float32(this.confidence, need);
+    this.length = Growable.int32(this.length, need);
+    this.alive = Growable.uint8(this.alive, need);
+    this.forwardStart = Growable.int32(this.forwardStart, need);
+    this.forwardLength = Growable.int32(this.forwardLength, need);
+    this.forwardTerm = Growable.uint32(this.forwardTerm, this.forwardUsed + distinct.length);
+    this.forwardTf = Growable.uint16(this.forwardTf, this.forwardUsed + distinct.length);
+    this.slotFile[slot] = file;
+    this.textStart[slot] = start;
+    this.textLength[slot] = textLength;
+    this.heading[slot] = heading;
+    this.date[slot] = date;
+    this.confidence[slot] = confidence ?? Number.NaN;
+    this.length[slot] = length;
+    this.alive[slot] = 1;
+    this.forwardStart[slot] = this.forwardUsed;
+    this.forwardLength[slot] = distinct.length;
+    const tracked = this.indexedSlots > 0 || this.postingSlot.length > 0;
+    for (const term of distinct) {
+      const capped = Math.min(this.scratchCount[term], MAX_TF);
+      this.scratchCount[term] = 0;
+      this.forwardTerm[this.forwardUsed] = term;
+      this.forwardTf[this.forwardUsed] = capped;
+      this.forwardUsed++;
+      this.documentFrequency[term]++;
+      if (tracked) {
+        let list = this.recent.get(term);
+        if (!list) this.recent.set(term, (list = []));
+        list.push(slot, capped);
+        this.recentPostings++;
+      }
+    }
+    this.liveSlots++;
+    this.totalLength += length;
+  }
+
+  private killSlot(slot: number): void {
+    if (!this.alive[slot]) return;
+    this.alive[slot] = 0;
+    this.slotFile[slot] = undefined;
+    const start = this.forwardStart[slot];
+    for (let i = start; i < start + this.forwardLength[slot]; i++) this.documentFrequency[this.forwardTerm[i]]--;
+    this.liveSlots--;
+    this.deadSlots++;
+    this.totalLength -= this.length[slot];
+  }
+
+  private postingCount(term: number): number {
+    const inCsr = term < this.indexedTerms ? this.postingStart[term + 1] - this.postingStart[term] : 0;
+    return inCsr + (this.recent.get(term)?.length ?? 0) / 2;
+  }
+
+  /** Postings are rebuilt in one pass once the recent map holds more than an eighth of them. */
+  private postingsStale(): boolean {
+    const indexed = this.postingSlot.length;
+    if (this.indexedSlots === this.slots && this.recentPostings === 0 && indexed > 0) return false;
+    return !(this.indexedSlots > 0 && this.recentPostings <= Math.max(4096, indexed / 8));
+  }
+
+  private ensurePostings(): void {
+    if (this.postingsStale()) this.rebuildPostings();
+  }
+
+  /** Rebuilds stale postings in slices (after a build), so that the next search need not. */
+  async settle(pause: () => Promise<void>): Promise<void> {
+    if (!this.postingsStale()) return;
+    for (const _ of this.rebuildPostingsSteps()) await pause();
+  }
+
+  private rebuildPostings(): void {
+    for (const _ of this.rebuildPostingsSteps());
+  }
+
+  /** CSR postings over every live slot: count per term, prefix sums, fill in slot order. */
+  private *rebuildPostingsSteps(): Generator<void> {
+    const termCount = this.terms.length;
+    const start = new Int32Array(termCount + 1);
+    for (let from = 0; from < this.slots; from += STEP_SLOTS) {
+      this.countPostings(start, from, Math.min(this.slots, from + STEP_SLOTS));
+      yield;
+    }
+    for (let t = 0; t < termCount; t++) start[t + 1] += start[t];
+    const total = start[termCount];
+    const fill = start.slice(0, termCount);
+    const postingSlot = new Uint32Array(total);
+    const postingTf = new Uint16Array(total);
+    for (let from = 0; from < this.slots; from += STEP_SLOTS) {
+      this.fillPostings(fill, postingSlot, postingTf, from, Math.min(this.slots, from + STEP_SLOTS));
+      yield;
+    }
+    this.postingStart = start;
+    this.postingSlot = postingSlot;
+    this.postingTf = postingTf;
+    this.indexedSlots = this.slots;
+    this.indexedTerms = termCount;
+    this.recent = new Map();
+    this.recentPostings = 0;
+  }
+
+  /** Postings per term (shifted by one, for the prefix sums) of the live slots [from, to). */
+  private countPostings(start: Int32Array, from: number, to: number): void {
+    const { alive, forwardStart, forwardLength, forwardTerm } = this;
+    for (let slot = from; slot < to; slot++) {
+      if (!alive[slot]) continue;
+      const end = forwardStart[slot] + forwardLength[slot];
+      for (let i = forwardStart[slot]; i < end; i++) start[forwardTerm[i] + 1]++;
+    }
+  }
+
+  /** Writes the postings of the live slots [from, to) at each term's fill position. */
+  private fillPostings(fill: Int32Array, postingSlot: Uint32Array, postingTf: Uint16Array, from: number, to: number): void {
+    const { alive, forwardStart, forwardLength, forwardTerm, forwardTf } = this;
+    for (let slot = from; slot < to; slot++) {
+      if (!alive[slot]) continue;
+      const end = forwardStart[slot] + forwardLength[slot];
+      for (let i = forwardStart[slot]; i < end; i++) {
+        const at = fill[forwardTerm[i]]++;
+        postingSlot[at] = slot;
+        postingTf[at] = forwardTf[i];
+      }
+    }
+  }
+
+  /** Renumber live slots densely, drop unused terms and headings, rebuild the postings. */
+  private compact(): void {
+    if (this.deadSlots === 0) return;
+    Object.assign(this, ChunkStore.fromSnapshot(this.liveSnapshot()));
+  }
+
+  /** A copy of the live slots, renumbered densely, with unused terms and headings dropped. */
+  private liveSnapshot(): StoreSnapshot<M> {
+    const snapshot: StoreSnapshot<M> = {
+      files: [],
+      terms: [],
+      headings: [],
+      textStart: new Int32Array(this.liveSlots),
+      textLength: new Int32Array(this.liveSlots),
+      heading: new Int32Array(this.liveSlots),
+      date: new Int32Array(this.liveSlots),
+      confidence: new Float32Array(this.liveSlots),
+      length: new Int32Array(this.liveSlots),
+      forwardLength: new Int32Array(this.liveSlots),
+      forwardTerm: new Uint32Array(0),
+      forwardTf: new Uint16Array(0),
+    };
+    const termMap = new Int32Array(this.terms.length).fill(-1);
+    const headingMap = new Int32Array(this.headings.length).fill(-1);
+    const forwardTerm = new Uint32Array(this.forwardUsed);
+    const forwardTf = new Uint16Array(this.forwardUsed);
+    let used = 0;
+    let next = 0;
+    for (const file of [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot)) {
+      snapshot.files.push({ rel: file.rel, meta: file.meta, text: file.text, count: file.count });
+      for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++, next++) {
+        snapshot.textStart[next] = this.textStart[slot];
+        snapshot.textLength[next] = this.textLength[slot];
+        let heading = headingMap[this.heading[slot]];
+        if (heading === -1) {
+          heading = snapshot.headings.push(this.headings[this.heading[slot]]) - 1;
+          headingMap[this.heading[slot]] = heading;
+        }
+        snapshot.heading[next] = heading;
+        snapshot.date[next] = this.date[slot];
+        snapshot.confidence[next] = this.confidence[slot];
+        snapshot.length[next] = this.length[slot];
+        snapshot.forwardLength[next] = this.forwardLength[slot];
+        const from = this.forwardStart[slot];
+        for (let i = from; i < from + this.forwardLength[slot]; i++) {
+          let term = termMap[this.forwardTerm[i]];
+          if (term === -1) {
+            term = snapshot.terms.push(this.terms[this.forwardTerm[i]]) - 1;
+            termMap[this.forwardTerm[i]] = term;
+          }
+          forwardTerm[used] = term;
+          forwardTf[used++] = this.forwardTf[i];
+        }
+      }
+    }
+    snapshot.forwardTerm = forwardTerm.subarray(0, used);
+    snapshot.forwardTf = forwardTf.subarray(0, used);
+    return snapshot;
+  }
+}

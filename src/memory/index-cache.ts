@@ -1,0 +1,152 @@
+import os from "node:os";
+import type { StoreSnapshot } from "./chunk-store.ts";
+
+// The index's on-disk cache: one binary file per source set. A JSON header (what the cache is
+// for, the files and their metadata, where each section starts) followed by raw sections: the
+// typed arrays byte for byte, the chunk texts and terms as UTF-8. A warm start copies the
+// arrays back and rebuilds the postings; nothing is re-read or re-analysed.
+
+const MAGIC = "OCIX";
+export const INDEX_CACHE_VERSION = 3;
+
+/** What must match for a cache to be used (anything else means a cold build). */
+export type CacheIdentity = { key: string; rootDir: string; maxChunkChars: number; analyser: string };
+
+type Header<M> = CacheIdentity & {
+  version: number;
+  endianness: string;
+  files: { rel: string; meta: M; textBytes: number; count: number }[];
+  sections: Record<SectionName, [offset: number, bytes: number]>;
+};
+
+type SectionName = "text" | "terms" | "headings" | "textStart" | "textLength" | "heading" | "date" | "confidence" | "length" | "forwardLength" | "forwardTerm" | "forwardTf";
+
+const align4 = (n: number) => (n + 3) & ~3;
+/** Files encoded or decoded between hand-backs. */
+const FILES_PER_STEP = 256;
+const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+// Heading paths as text: titles joined by \u0001, paths by \n (a title is one line; a \u0001 in
+// one, which no editor types, is stored as U+FFFD).
+const TITLE_SEPARATOR = "\u0001";
+const encodeHeadings = (headings: readonly string[][]) => headings.map((h) => h.map((t) => t.replaceAll(TITLE_SEPARATOR, "\ufffd")).join(TITLE_SEPARATOR)).join("\n");
+const decodeHeadings = (text: string) => text.split("\n").map((line) => (line ? line.split(TITLE_SEPARATOR) : []));
+
+/** Encodes in steps, handing the event loop back between them (each is a few ms at 100k chunks). */
+export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: StoreSnapshot<M>): Promise<Buffer> {
+  // The texts, file by file into one buffer, so no step encodes the whole vault at once.
+  const textBytes = snapshot.files.map((f) => Buffer.byteLength(f.text, "utf8"));
+  const text = Buffer.alloc(textBytes.reduce((sum, n) => sum + n, 0));
+  let written = 0;
+  for (const [i, f] of snapshot.files.entries()) {
+    written += text.write(f.text, written, "utf8");
+    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
+  }
+  await pause();
+  const terms = Buffer.from(snapshot.terms.join("\n"), "utf8");
+  await pause();
+  const headings = Buffer.from(encodeHeadings(snapshot.headings), "utf8");
+  await pause();
+  const sections: [SectionName, Buffer][] = [
+    ["text", text],
+    ["terms", terms],
+    ["headings", headings],
+    ["textStart", bytesOf(snapshot.textStart)],
+    ["textLength", bytesOf(snapshot.textLength)],
+    ["heading", bytesOf(snapshot.heading)],
+    ["date", bytesOf(snapshot.date)],
+    ["confidence", bytesOf(snapshot.confidence)],
+    ["length", bytesOf(snapshot.length)],
+    ["forwardLength", bytesOf(snapshot.forwardLength)],
+    ["forwardTerm", bytesOf(snapshot.forwardTerm)],
+    ["forwardTf", bytesOf(snapshot.forwardTf)],
+  ];
+  const offsets = {} as Header<M>["sections"];
+  let offset = 0;
+  for (const [name, bytes] of sections) {
+    offsets[name] = [offset, bytes.length];
+    offset = align4(offset + bytes.length);
+  }
+  const header: Header<M> = {
+    ...identity,
+    version: INDEX_CACHE_VERSION,
+    endianness: os.endianness(),
+    files: snapshot.files.map((f, i) => ({ rel: f.rel, meta: f.meta, textBytes: textBytes[i], count: f.count })),
+    sections: offsets,
+  };
+  const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
+  const prefix = Buffer.alloc(align4(8 + headerBytes.length));
+  prefix.write(MAGIC, 0, "latin1");
+  prefix.writeUInt32LE(headerBytes.length, 4);
+  headerBytes.copy(prefix, 8);
+  await pause();
+  const out = Buffer.alloc(prefix.length + offset);
+  prefix.copy(out, 0);
+  for (const [name, bytes] of sections) bytes.copy(out, prefix.length + offsets[name][0]);
+  return out;
+}
+
+/**
+ * The snapshot in `data`, or undefined when it is not a cache for `identity` (or is damaged).
+ * Decoded in steps, handing the event loop back between them.
+ */
+export async function decodeIndexCache<M>(data: Buffer, identity: CacheIdentity): Promise<StoreSnapshot<M> | undefined> {
+  if (data.length < 8 || data.toString("latin1", 0, 4) !== MAGIC) return undefined;
+  const headerLength = data.readUInt32LE(4);
+  if (8 + headerLength > data.length) return undefined;
+  const header = JSON.parse(data.toString("utf8", 8, 8 + headerLength)) as Header<M>;
+  if (
+    header.version !== INDEX_CACHE_VERSION ||
+    header.endianness !== os.endianness() ||
+    header.key !== identity.key ||
+    header.rootDir !== identity.rootDir ||
+    header.maxChunkChars !== identity.maxChunkChars ||
+    header.analyser !== identity.analyser ||
+    !Array.isArray(header.files)
+  ) {
+    return undefined;
+  }
+  const base = align4(8 + headerLength);
+  const section = (name: SectionName): Buffer => {
+    const [offset, bytes] = header.sections[name];
+    if (base + offset + bytes > data.length) throw new Error(`index cache section ${name} is truncated`);
+    return data.subarray(base + offset, base + offset + bytes);
+  };
+  // Copies, so the arrays are aligned and do not pin the file buffer.
+  const array = <T>(name: SectionName, make: (buffer: ArrayBuffer) => T): T => {
+    const bytes = section(name);
+    return make(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer);
+  };
+  const termsText = section("terms").toString("utf8");
+  const headings = decodeHeadings(section("headings").toString("utf8"));
+  await pause();
+  // Each file's text decoded on its own (no step decodes the whole vault at once).
+  const text = section("text");
+  const files: StoreSnapshot<M>["files"] = [];
+  let at = 0;
+  for (const [i, f] of header.files.entries()) {
+    if (at + f.textBytes > text.length) return undefined;
+    files.push({ rel: f.rel, meta: f.meta, text: text.toString("utf8", at, at + f.textBytes), count: f.count });
+    at += f.textBytes;
+    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
+  }
+  if (at !== text.length) return undefined;
+  await pause();
+  return {
+    files,
+    terms: termsText ? termsText.split("\n") : [],
+    headings,
+    textStart: array("textStart", (b) => new Int32Array(b)),
+    textLength: array("textLength", (b) => new Int32Array(b)),
+    heading: array("heading", (b) => new Int32Array(b)),
+    date: array("date", (b) => new Int32Array(b)),
+    confidence: array("confidence", (b) => new Float32Array(b)),
+    length: array("length", (b) => new Int32Array(b)),
+    forwardLength: array("forwardLength", (b) => new Int32Array(b)),
+    forwardTerm: array("forwardTerm", (b) => new Uint32Array(b)),
+    forwardTf: array("forwardTf", (b) => new Uint16Array(b)),
+  };
+}
+
+function bytesOf(array: Int32Array | Uint32Array | Uint16Array | Float32Array): Buffer {
+  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+}
