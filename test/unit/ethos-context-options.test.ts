@@ -177,7 +177,7 @@ describe("ethos-context options, each shown by its effect", () => {
 
   it("memory.indexCacheDir and memory.persistIndex: the index is saved in the configured folder, or not at all", async () => {
     const cacheDir = path.join(root, "configured-cache");
-    const cacheFileOf = (workspace: string) => `${sourcesKey(workspaceMemorySources(workspace))}.json`;
+    const cacheFileOf = (workspace: string) => `${sourcesKey(workspaceMemorySources(workspace))}.idx`;
     const embedded = (memory: Record<string, unknown>) => ({ awaitTimeoutMs: 5000, writeContextFile: false, triage: false, memory });
     const question = "What is my sailboat named, and where is it moored?";
     // persistIndex false first: if it saved anyway, its file would land before the next one's.
@@ -187,7 +187,7 @@ describe("ethos-context options, each shown by its effect", () => {
     expect((await turn(embedded({ indexCacheDir: cacheDir }), freshMain(), question, persisted)).block).toContain("Halcyon Drift");
     // The save runs in the background after the build: wait for the file, not for a time.
     await vi.waitFor(() => expect(fs.existsSync(path.join(cacheDir, cacheFileOf(persisted)))).toBe(true), { timeout: 60_000, interval: 20 });
-    expect(fs.readdirSync(cacheDir).filter((name) => name.endsWith(".json"))).toEqual([cacheFileOf(persisted)]);
+    expect(fs.readdirSync(cacheDir).filter((name) => name.endsWith(".idx"))).toEqual([cacheFileOf(persisted)]);
     // Not in the default (here: $OPENCLAW_CONTEXT_INDEX_CACHE_DIR) folder.
     expect(fs.existsSync(path.join(root, "env-index-cache", cacheFileOf(persisted)))).toBe(false);
   });
