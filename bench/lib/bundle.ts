@@ -4,7 +4,7 @@ import { defaultEthosContextConfig } from "../../src/context/config.ts";
 import { prepareQuery, runContextPipeline } from "../../src/context/pipeline.ts";
 import { memoryIndexOptions } from "../../src/context/runtime.ts";
 import { buildMemoryIndex, chunkMarkdown, createEmbeddedRetriever, workspaceMemorySources } from "../../src/memory/index.ts";
-import type { Retriever } from "../../src/context/types.ts";
+import type { Retriever } from "../../src/memory/types.ts";
 import { MemoryIndex as LegacyMemoryIndex } from "./legacy-memory-index.ts";
 import type { RetrieverUnderTest } from "./retriever-under-test.ts";
 import type { ChunkCounter } from "../scale/vault.ts";

@@ -5,13 +5,10 @@ import { getLogger, logToGatewayFile } from "../../src/core/log.ts";
 import { HOOK_KEYS } from "../../src/core/records.ts";
 import { isAgentBootstrapEvent, isMessageReceivedEvent } from "../../src/openclaw/events.ts";
 import { ethosContextRuntime } from "../../src/context/runtime.ts";
-import { assemblerBlockComposer } from "../../src/context/memory-composer.ts";
 import { startInboundTriage } from "../../src/context/inbound-triage.ts";
 
-// Corrections and recent notes compete with the semantic hits for the block (spec 004 §6).
 // Inside the gateway our records also go to <stateDir>/openclaw-context/logs/ (where status reads them).
 logToGatewayFile();
-ethosContextRuntime.configure({ composeBlock: assemblerBlockComposer });
 
 function warn(error: unknown, event: string): void {
   getLogger(HOOK_KEYS.ethosContext).warn(

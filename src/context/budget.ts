@@ -3,7 +3,7 @@ import type { SessionType } from "../session/types.ts";
 import type { EthosContextConfig } from "./config.ts";
 import type { ContextBlockFormatter, ContextBlockInput, FormattedEntry } from "./format.ts";
 import { renderMemoryText } from "./neutralise.ts";
-import type { RetrievedMemory } from "./types.ts";
+import type { RetrievedMemory } from "../memory/types.ts";
 
 // Bounded injection (hardening plan "Bounded injection"): at most `searchTopK` memories, each at
 // most `maxSnippetCharsEach`, the whole block at most min(maxInjectedCharsTotal, token ceiling of

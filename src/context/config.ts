@@ -69,6 +69,10 @@ export const EthosContextConfigSchema = z.object({
   skipTechnicalPrompts: z.boolean().default(true),
   /** Never inject the same memory twice in one session (across turns). */
   dedupeAcrossTurns: z.boolean().default(true),
+  /** De-duplication forgets a memory this many turns after it was shown (history may have been compacted away). */
+  dedupeExpiryTurns: z.number().int().min(1).max(10_000).default(50),
+  /** …or this long after it was shown, whichever comes first. */
+  dedupeExpiryMs: z.number().int().min(1000).max(7 * 24 * 3_600_000).default(4 * 3_600_000),
   /** Also write <workspace>/ETHOS_CONTEXT.md (story 007 format) each turn, for observability. */
   writeContextFile: z.boolean().default(true),
   /** Let open corrections and the last memory_retention_hours of daily notes share the block (CONFIG.md §6 assembler). */

@@ -1,4 +1,4 @@
-import type { RetrievedMemory } from "./types.ts";
+import type { RetrievedMemory } from "../memory/types.ts";
 
 // Story 007's confidence gate, on calibrated scores in [0, 1]:
 //   top ≥ high (0.75)          → inject every result that clears the gate

@@ -1,7 +1,7 @@
 import { loadHygieneConfigCached } from "../hygiene/config.ts";
 import { assembleMemoryBlock } from "../hygiene/memory-block.ts";
 import type { SessionType } from "../session/types.ts";
-import type { BlockComposer, ComposedBlock } from "./runtime.ts";
+import type { BlockComposer, ComposedBlock } from "./service.ts";
 
 // The injected block through the §6 context assembler: open corrections, memory from the last
 // `memory_retention_hours` and the semantic hits share the session type's ceiling, so a fresh

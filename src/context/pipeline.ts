@@ -8,7 +8,7 @@ import type { GateDecision } from "./gate.ts";
 import { extractQuery } from "./query.ts";
 import { skipReason } from "./skip.ts";
 import type { SkipReason } from "./skip.ts";
-import type { RetrievedMemory, Retriever } from "./types.ts";
+import type { RetrievedMemory, Retriever } from "../memory/types.ts";
 
 // The hook's same-turn path as plain functions, in three steps so the hook can run them at the
 // right moments (query synchronously on message:received, retrieval in the background, selection

@@ -1,130 +1,36 @@
 import path from "node:path";
-import { getLogger } from "../core/log.ts";
-import { CHARS_PER_TOKEN } from "../core/tokens.ts";
-import type { SessionType } from "../session/types.ts";
-import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
-import { createEthosRetriever, resolveConfidenceGate, resolveEthosEndpoint } from "../ethos/retriever.ts";
-import { createEmbeddedRetriever } from "../memory/retriever.ts";
-import { sharedMemoryIndex } from "../memory/memory-index.ts";
-import type { MemoryIndexOptions } from "../memory/memory-index.ts";
-import { folderMemorySources, workspaceMemorySources } from "../memory/sources.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
 import { expandHome, loadOpenClawConfigFile, openClawStateDir } from "../openclaw/config-file.ts";
 import { isBootstrapFileRecord, sessionKeyOf } from "../openclaw/events.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent, OpenClawConfig } from "../openclaw/events.ts";
-import { resolveHookConfig } from "../openclaw/hook-config.ts";
-import { parseEthosContextConfig } from "./config.ts";
-import type { EthosContextConfig } from "./config.ts";
-import { writeContextFile } from "./context-file.ts";
-import type { ContextBlockFormatter } from "./format.ts";
-import { budgetLimitsFor } from "./budget.ts";
-import { prepareQuery, retrieveCandidates, selectAndFormat } from "./pipeline.ts";
-import type { Selection } from "./pipeline.ts";
-import { classifyForRetrieval, isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
-import type { RetrievalScope, RetrievalSource } from "./scope.ts";
-import { SessionStates } from "./session-state.ts";
-import type { CurrentTurn, PendingTurn, RetrievalOutcome, TurnOutcome } from "./session-state.ts";
-import type { Retriever } from "./types.ts";
+import { pluginDeliveryClaim } from "./delivery.ts";
+import { messageText } from "./message-text.ts";
+import { classifyForRetrieval } from "./scope.ts";
+import { MemoryContextService, retrievalSourceKey } from "./service.ts";
+import type { MemoryContextDeps, RetrievalHandle, TurnPlan } from "./service.ts";
+import type { CurrentTurn, TurnOutcome } from "./session-state.ts";
+import { waitAtMost } from "./wait.ts";
 
-// Same-turn memory injection on the real gateway:
+export { memoryIndexOptions, retrievalSourceKey } from "./service.ts";
+export type { BlockComposer, ComposedBlock, RetrieverFactory } from "./service.ts";
+
+// The ethos-context hook adapter around the memory-context service (service.ts). Only what is
+// hook-specific lives here:
 //   message:received (fire-and-forget, no cfg): capture the query synchronously, start retrieval,
-//     park the promise under the session key.
-//   agent:bootstrap (awaited): claim that session's pending retrieval, wait at most awaitTimeoutMs,
-//     gate + budget + format, inject one inline record, write ETHOS_CONTEXT.md in the background.
-
-// Looked up on each use, so a test (or operator) redirecting log output is honoured.
-const log = () => getLogger("ethos-context");
+//     park it under the session key (the pending map);
+//   agent:bootstrap (awaited): claim that session's pending retrieval, wait at most awaitTimeoutMs
+//     (the await window), then upsert one inline record.
+// When the companion plugin delivers memory in this process (delivery.ts), the hook adds nothing.
 
 /** A captured message older than this is not matched to a bootstrap any more. */
 export const PENDING_MAX_AGE_MS = 10 * 60_000;
 
-export type RetrieverFactory = (input: {
-  config: EthosContextConfig;
-  source: RetrievalSource;
-  workspaceDir: string;
-}) => Retriever | undefined;
-
-/**
- * Replaces the whole injected block, e.g. with the context assembler's memory block
- * (src/hygiene/memory-block.ts). Called once per turn after gate, de-duplication and budget, with
- * the default story-007 block in `selection.block`. Its result is used only if it arrives within
- * the turn's wait and fits the budget (`maxChars`); otherwise the default block is injected.
- */
-export type BlockComposer = (input: {
-  workspaceDir: string;
-  sessionType: SessionType;
-  selection: Selection;
-  /** Token and character ceilings of the block for this session type. */
-  maxTokens: number;
-  maxChars: number;
-  now: Date;
-  /** Memory ids already injected earlier in this session: never injected twice. */
-  excludeIds: ReadonlySet<string>;
-}) => Promise<ComposedBlock | string> | ComposedBlock | string;
-
-/** A composed block and every memory id it carries (for per-session de-duplication). */
-export type ComposedBlock = { block: string; injectedIds: string[] };
-
-export type EthosContextRuntimeOptions = {
+export type EthosContextRuntimeOptions = MemoryContextDeps & {
   /** openclaw.json for message:received (which carries no cfg). */
   loadOpenClawConfig?: () => OpenClawConfig | undefined;
-  now?: () => number;
-  createRetriever?: RetrieverFactory;
-  /** Block layout; the context assembler can supply its own. */
-  format?: ContextBlockFormatter;
-  /** Whole-block replacement (async, may read files); see BlockComposer. */
-  composeBlock?: BlockComposer;
 };
 
-/** Index options exactly as the hook uses them (benchmarks build their index with these too). */
-export function memoryIndexOptions(config: EthosContextConfig): MemoryIndexOptions {
-  return {
-    cacheDir: config.memory.persistIndex ? config.memory.indexCacheDir : false,
-    maxChunkChars: config.memory.maxChunkChars,
-    maxFileBytes: config.memory.maxFileBytes,
-    maxFiles: config.memory.maxFiles,
-    minRefreshIntervalMs: config.memory.minRefreshIntervalMs,
-  };
-}
-
-/**
- * What a retrieval depends on. A retrieval started on message:received is used at bootstrap only
- * if this key still matches (the workspace may differ from the one guessed from config).
- */
-export function retrievalSourceKey(config: EthosContextConfig, source: RetrievalSource, workspaceDir: string | undefined): string | undefined {
-  if (source.kind === "group") return workspaceDir ? `group:${source.memoryDir}|ws:${workspaceDir}` : undefined; // safety check needs the workspace
-  if (config.backend === "ethos") return "ethos"; // the server does not depend on the workspace
-  return workspaceDir ? `ws:${workspaceDir}` : undefined;
-}
-
-export const defaultRetrieverFactory: RetrieverFactory = ({ config, source, workspaceDir }) => {
-  const indexOptions = memoryIndexOptions(config);
-  if (source.kind === "group") {
-    if (!isSafeGroupMemoryDir(source.memoryDir, workspaceDir)) {
-      log().error({ memoryDir: source.memoryDir }, "group memoryDir overlaps the workspace or its memory/ folder; no retrieval for this group");
-      return undefined;
-    }
-    return createEmbeddedRetriever(sharedMemoryIndex(folderMemorySources(source.memoryDir), indexOptions), "group memory");
-  }
-  if (config.backend === "ethos") return createEthosRetriever(resolveEthosEndpoint(config), config);
-  return createEmbeddedRetriever(sharedMemoryIndex(workspaceMemorySources(workspaceDir, config.memory.extraGlobs), indexOptions));
-};
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), ms);
-    timer.unref?.();
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      },
-    );
-  });
-}
+type HookPending = { plan: TurnPlan; retrieval?: RetrievalHandle };
 
 /** Replace our record if one is there (same name or same path), else append; never mutates `files`. */
 export function upsertMemoryRecord(files: readonly unknown[], record: BootstrapFileRecord, workspaceDir: string): unknown[] {
@@ -137,57 +43,29 @@ export function upsertMemoryRecord(files: readonly unknown[], record: BootstrapF
 }
 
 export class EthosContextRuntime {
-  readonly sessions = new SessionStates();
-  private options: EthosContextRuntimeOptions;
+  readonly service: MemoryContextService;
+  private readonly options: EthosContextRuntimeOptions;
   /** Workspace of each agent's last turn, for retrievals started on message:received. */
   private readonly workspaceByAgent = new Map<string, string>();
+  /** The service plan and search of each session's captured message. */
+  private readonly pendingPlans = new WeakMap<object, HookPending>();
   private lastBootstrapCfg: OpenClawConfig | undefined;
-  private configCache: { raw: string; config: EthosContextConfig } | undefined;
 
   constructor(options: EthosContextRuntimeOptions = {}) {
     this.options = options;
+    this.service = new MemoryContextService(options);
   }
 
-  /**
-   * Swap collaborators at load time, e.g. the context assembler's block layout:
-   * `ethosContextRuntime.configure({ format: assemblerFormat })` in the handler.
-   */
-  configure(options: Partial<EthosContextRuntimeOptions>): void {
-    this.options = { ...this.options, ...options };
+  get sessions() {
+    return this.service.sessions;
   }
 
   private now(): number {
-    return this.options.now?.() ?? Date.now();
+    return this.service.now();
   }
 
-  private configFrom(cfg: OpenClawConfig | undefined): EthosContextConfig {
-    const entry = resolveHookConfig(cfg, HOOK_KEYS.ethosContext);
-    const raw = JSON.stringify(entry);
-    // Parse once per distinct config, so an invalid config logs one error, not one per turn.
-    if (this.configCache?.raw !== raw) this.configCache = { raw, config: parseEthosContextConfig(entry).config };
-    return this.configCache.config;
-  }
-
-  private retrieverFor(config: EthosContextConfig, source: RetrievalSource, workspaceDir: string): Retriever | undefined {
-    return (this.options.createRetriever ?? defaultRetrieverFactory)({ config, source, workspaceDir });
-  }
-
-  private startRetrieval(query: string, config: EthosContextConfig, scope: RetrievalScope & { allowed: true }, workspaceDir: string): Promise<RetrievalOutcome> {
-    const gate = resolveConfidenceGate(config);
-    let retriever: Retriever | undefined;
-    try {
-      retriever = this.retrieverFor(config, scope.source, workspaceDir);
-    } catch (error) {
-      log().warn({ err: (error as Error).message }, "could not create retriever");
-    }
-    if (!retriever) return Promise.resolve({ results: [], label: "", gate });
-    const label = retriever.label;
-    return retrieveCandidates(query, retriever, config)
-      .then((results) => ({ results, label, gate }))
-      .catch((error: unknown) => {
-        log().warn({ err: (error as Error).message }, "memory retrieval failed");
-        return { results: [], label, gate };
-      });
+  private cfgForMessage(): OpenClawConfig | undefined {
+    return (this.options.loadOpenClawConfig ?? loadOpenClawConfigFile)() ?? this.lastBootstrapCfg;
   }
 
   /**
@@ -197,8 +75,8 @@ export class EthosContextRuntime {
    */
   workspaceForMessage(event: MessageReceivedEvent): string | undefined {
     const sessionKey = sessionKeyOf(event);
-    const cfg = (this.options.loadOpenClawConfig ?? loadOpenClawConfigFile)() ?? this.lastBootstrapCfg;
-    const agentId = classifyForRetrieval(sessionKey, cfg, this.configFrom(cfg)).agentId;
+    const cfg = this.cfgForMessage();
+    const agentId = classifyForRetrieval(sessionKey, cfg, this.service.configFrom(cfg)).agentId;
     return agentId ? this.workspaceByAgent.get(agentId) ?? configuredWorkspace(cfg, agentId) : undefined;
   }
 
@@ -207,8 +85,8 @@ export class EthosContextRuntime {
    * session is not the operator's (groups, strangers, subagents) or triage is switched off.
    */
   operatorWorkspaceForMessage(event: MessageReceivedEvent): string | undefined {
-    const cfg = (this.options.loadOpenClawConfig ?? loadOpenClawConfigFile)() ?? this.lastBootstrapCfg;
-    const config = this.configFrom(cfg);
+    const cfg = this.cfgForMessage();
+    const config = this.service.configFrom(cfg);
     if (!config.triage) return undefined;
     const type = classifyForRetrieval(sessionKeyOf(event), cfg, config).type;
     return type === "MAIN_SESSION" || type === "PRIVATE_DM" ? this.workspaceForMessage(event) : undefined;
@@ -219,37 +97,43 @@ export class EthosContextRuntime {
    * synchronous prefix of a handler is guaranteed to run before the agent run starts.
    */
   onMessageReceived(event: MessageReceivedEvent): void {
+    if (pluginDeliveryClaim()) return; // the plugin serves this process's turns
     const sessionKey = sessionKeyOf(event);
     if (!sessionKey) return;
     // No cfg on this event: openclaw.json from disk, else the cfg of the last bootstrap.
-    const cfg = (this.options.loadOpenClawConfig ?? loadOpenClawConfigFile)() ?? this.lastBootstrapCfg;
-    const config = this.configFrom(cfg);
-    const classification = classifyForRetrieval(sessionKey, cfg, config);
-    const scope = resolveRetrievalScope(classification, config);
-    if (!scope.allowed) return;
-
-    const now = this.now();
-    const prepared = prepareQuery(event.context.content, config);
+    const cfg = this.cfgForMessage();
+    const plan = this.service.plan({ sessionKey, cfg, text: messageText(event.context.content) });
+    if (plan.kind === "out-of-scope") return;
     // A slash command (`/context list`, `/status`) is not a turn about anything: leave the
     // session's turn state alone, so `/context` still reports the last turn's memory record.
-    if (prepared.skip === "command") return;
-    const state = this.sessions.get(sessionKey);
+    if (plan.kind === "skip" && plan.reason === "command") return;
+
+    const now = this.now();
+    const state = this.service.sessions.get(sessionKey);
     const previous = state.pending;
-    if (!prepared.skip && previous && !previous.skip && previous.query === prepared.query && now - previous.receivedAt < config.debounceMs) {
-      log().debug({ sessionType: scope.sessionType }, "repeated message debounced");
+    if (plan.kind === "search" && previous && !previous.skip && previous.query === plan.query && now - previous.receivedAt < plan.config.debounceMs) {
+      this.service.log().debug({ sessionType: plan.sessionType }, "repeated message debounced");
       return;
     }
+    // A newer message supersedes the one still waiting for its bootstrap: its search is dropped.
+    if (previous) this.pendingPlans.get(previous)?.retrieval?.abandon();
     const messageId = typeof event.context.messageId === "string" && event.context.messageId ? event.context.messageId : undefined;
-    const pending: PendingTurn = { turnKey: messageId ?? `t${now}`, query: prepared.query, receivedAt: now };
-    if (prepared.skip) pending.skip = prepared.skip;
+    const pending: NonNullable<typeof state.pending> = { turnKey: messageId ?? `t${now}`, query: plan.query, receivedAt: now };
+    if (plan.kind === "skip") pending.skip = plan.reason;
     state.pending = pending;
-    if (prepared.skip) return;
+    const hookPending: HookPending = { plan };
+    this.pendingPlans.set(pending, hookPending);
+    if (plan.kind !== "search") return;
 
-    const workspaceDir = classification.agentId ? this.workspaceByAgent.get(classification.agentId) ?? configuredWorkspace(cfg, classification.agentId) : undefined;
-    const sourceKey = retrievalSourceKey(config, scope.source, workspaceDir);
-    if (sourceKey) {
-      pending.sourceKey = sourceKey;
-      pending.retrieval = this.startRetrieval(prepared.query, config, scope, workspaceDir ?? "");
+    const agentId = plan.classification.agentId;
+    const workspaceDir = agentId ? this.workspaceByAgent.get(agentId) ?? configuredWorkspace(cfg, agentId) : undefined;
+    if (workspaceDir || plan.config.backend === "ethos") {
+      const retrieval = this.service.retrieve(plan, workspaceDir ?? "");
+      if (retrieval.sourceKey) {
+        hookPending.retrieval = retrieval;
+        pending.sourceKey = retrieval.sourceKey;
+        pending.retrieval = retrieval.outcome;
+      } else retrieval.abandon();
     }
     // Otherwise retrieval starts at bootstrap, when the workspace is known.
   }
@@ -259,37 +143,54 @@ export class EthosContextRuntime {
    * Never waits longer than awaitTimeoutMs for retrieval.
    */
   async onAgentBootstrap(event: AgentBootstrapEvent): Promise<unknown[] | undefined> {
+    if (pluginDeliveryClaim()) {
+      // The plugin delivers memory as prependContext. The config is still read here, so a bad key
+      // is reported in the hooks' own log as before.
+      this.service.configFrom(event.context.cfg);
+      return undefined;
+    }
     const files = event.context.bootstrapFiles;
     const workspaceDir = event.context.workspaceDir;
     const sessionKey = sessionKeyOf(event);
     if (!Array.isArray(files) || typeof workspaceDir !== "string" || !workspaceDir || !sessionKey) return undefined;
     const cfg = event.context.cfg;
     if (cfg) this.lastBootstrapCfg = cfg;
-    const config = this.configFrom(cfg);
+    const config = this.service.configFrom(cfg);
     const classification = classifyForRetrieval(sessionKey, cfg, config);
-    const scope = resolveRetrievalScope(classification, config);
-    if (!scope.allowed) return undefined;
+    if (this.service.plan({ sessionKey, cfg, text: "", classification }).kind === "out-of-scope") return undefined;
 
-    const state = this.sessions.get(sessionKey);
+    const state = this.service.sessions.get(sessionKey);
     const now = this.now();
     let turn: CurrentTurn | undefined;
     // A message whose run never came (handled as a command, dropped) must not feed a later run.
     const pending = state.pending && now - state.pending.receivedAt <= PENDING_MAX_AGE_MS ? state.pending : undefined;
+    if (!pending && state.pending) this.pendingPlans.get(state.pending)?.retrieval?.abandon();
     if (!pending) state.pending = undefined;
+    let fresh = false;
     if (pending) {
       // First bootstrap of this turn claims the message synchronously, so a concurrent second
       // bootstrap finds `current` and shares the same outcome instead of starting another.
       state.pending = undefined;
       const agentId = typeof event.context.agentId === "string" ? event.context.agentId : classification.agentId;
       if (agentId) this.workspaceByAgent.set(agentId, workspaceDir);
-      turn = { turnKey: pending.turnKey, startedAt: now, workspaceDir, outcome: this.computeOutcome(pending, config, scope, workspaceDir, state.injectedIds) };
+      const hookPending = this.pendingPlans.get(pending);
+      this.service.startTurn(sessionKey);
+      turn = { turnKey: pending.turnKey, startedAt: now, workspaceDir, outcome: this.computeOutcome(sessionKey, cfg, pending, hookPending, workspaceDir) };
       state.current = turn;
+      fresh = true;
     } else if (state.current && now - state.current.startedAt <= config.sameTurnWindowMs) {
       turn = state.current; // same turn again (fallback attempt, second workspace, compaction)
     }
-    if (!turn) return undefined; // a run without a user message (heartbeat, `openclaw agent` RPC)
+    if (!turn) {
+      this.service.log().debug({ sessionType: classification.type }, "no captured message for this run (heartbeat, agent RPC): no memory record");
+      return undefined;
+    }
 
-    const outcome = await withTimeout(turn.outcome, config.awaitTimeoutMs + 50);
+    const waited = await waitAtMost(turn.outcome, config.awaitTimeoutMs + 50);
+    const outcome = waited.status === "ok" ? waited.value : undefined;
+    const delivered = Boolean(outcome?.block);
+    // Only what reaches the returned list is marked injected (a late result is not).
+    if (fresh || delivered) this.service.deliver(sessionKey, config, turn.workspaceDir, outcome ?? { block: "", injectedIds: [], reason: "timeout" }, delivered);
     if (!outcome || !outcome.block) return undefined;
     const record: BootstrapFileRecord = {
       name: RETRIEVED_MEMORY_RECORD_NAME,
@@ -300,87 +201,29 @@ export class EthosContextRuntime {
     return upsertMemoryRecord(files, record, workspaceDir);
   }
 
-  /** The composer's block when it answers in time and within budget, else the default block. */
-  private async composeBlock(
-    selection: Selection,
-    config: EthosContextConfig,
-    sessionType: SessionType,
-    workspaceDir: string,
-    remainingMs: number,
-    excludeIds: ReadonlySet<string>,
-  ): Promise<ComposedBlock> {
-    const fallback: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id) };
-    const composer = this.options.composeBlock;
-    if (!composer || !config.assembleBlock || !selection.block) return fallback;
-    const limits = budgetLimitsFor(config, sessionType);
-    try {
-      const composed = await withTimeout(
-        Promise.resolve(
-          composer({
-            workspaceDir,
-            sessionType,
-            selection,
-            maxTokens: Math.floor(limits.maxTotalChars / CHARS_PER_TOKEN),
-            maxChars: limits.maxTotalChars,
-            now: new Date(this.now()),
-            excludeIds,
-          }),
-        ),
-        remainingMs,
-      );
-      const result = isString(composed) ? { block: composed, injectedIds: fallback.injectedIds } : composed;
-      if (result && isString(result.block) && result.block.length <= limits.maxTotalChars) return result;
-      log().warn({ answered: composed !== undefined }, "block composer late or over budget; using the default block");
-    } catch (error) {
-      log().warn({ err: (error as Error).message }, "block composer failed; using the default block");
-    }
-    return fallback;
-  }
-
   private async computeOutcome(
-    pending: PendingTurn,
-    config: EthosContextConfig,
-    scope: RetrievalScope & { allowed: true },
+    sessionKey: string,
+    cfg: OpenClawConfig | undefined,
+    pending: NonNullable<ReturnType<MemoryContextService["sessions"]["get"]>["pending"]>,
+    hookPending: HookPending | undefined,
     workspaceDir: string,
-    injectedIds: Set<string>,
   ): Promise<TurnOutcome> {
-    let outcome: TurnOutcome;
-    if (pending.skip) {
-      outcome = { block: "", injectedIds: [], reason: `skipped:${pending.skip}` };
-    } else {
+    // The plan of the captured message, re-planned against this bootstrap's cfg when it differs.
+    const plan = hookPending?.plan ?? this.service.plan({ sessionKey, cfg, text: pending.query });
+    let retrieval: RetrievalHandle | undefined;
+    if (plan.kind === "search") {
+      const early = hookPending?.retrieval;
       // A retrieval started against another source (workspace guessed wrong, config changed) is redone.
-      const sameSource = pending.retrieval && pending.sourceKey === retrievalSourceKey(config, scope.source, workspaceDir);
-      const retrieval = sameSource && pending.retrieval ? pending.retrieval : this.startRetrieval(pending.query, config, scope, workspaceDir);
-      const deadline = this.now() + config.awaitTimeoutMs;
-      const retrieved = await withTimeout(retrieval, config.awaitTimeoutMs);
-      if (!retrieved) {
-        outcome = { block: "", injectedIds: [], reason: "timeout" };
-      } else {
-        const selection = selectAndFormat(retrieved.results, {
-          config,
-          sessionType: scope.sessionType,
-          sourceLabel: retrieved.label,
-          excludeIds: config.dedupeAcrossTurns ? injectedIds : undefined,
-          confidenceGate: retrieved.gate,
-          now: new Date(this.now()),
-          format: this.options.format,
-        });
-        const composed = await this.composeBlock(selection, config, scope.sessionType, workspaceDir, Math.max(0, deadline - this.now()), injectedIds);
-        for (const id of composed.injectedIds) injectedIds.add(id);
-        outcome = { block: composed.block, injectedIds: composed.injectedIds, reason: selection.decision.tier };
+      if (early && early.sourceKey === retrievalSourceKey(plan.config, plan.scope.source, workspaceDir)) retrieval = early;
+      else {
+        early?.abandon();
+        retrieval = this.service.retrieve(plan, workspaceDir);
       }
     }
-    log().info(
-      { sessionType: scope.sessionType, reason: outcome.reason, injected: outcome.injectedIds.length, chars: outcome.block.length },
-      "memory context for this turn",
-    );
-    if (config.writeContextFile) void writeContextFile(workspaceDir, outcome.block);
+    const outcome = await this.service.finish(plan, retrieval, workspaceDir);
+    this.service.logOutcome({ ...outcome, sessionType: plan.sessionType });
     return outcome;
   }
-}
-
-function isString(value: unknown): value is string {
-  return typeof value === "string";
 }
 
 function expandUserPath(p: string, env: NodeJS.ProcessEnv): string {

@@ -1,11 +1,26 @@
 import { getLogger } from "../core/log.ts";
 import { isoDateIn } from "../memory/chunk.ts";
-import type { EthosContextConfig } from "../context/config.ts";
-import type { RetrievedMemory, Retriever } from "../context/types.ts";
+import type { RetrievedMemory, Retriever } from "../memory/types.ts";
 import { ethosSearch } from "./client.ts";
 import type { EthosEndpoint, EthosSearchHit } from "./client.ts";
 import { OutageTracker } from "./outage.ts";
 import { readEthosToml } from "./toml.ts";
+
+/** The Ethos backend's own options (the ethos-context config satisfies this shape). */
+export type EthosBackendOptions = {
+  ethos: {
+    configPath?: string;
+    transport: "socket" | "http";
+    socketPath?: string;
+    host?: string;
+    port?: number;
+    timeoutMs: number;
+    maxFrameBytes: number;
+    agentId?: string;
+  };
+  /** Gate used when ethos.toml sets none. */
+  confidenceGate: number;
+};
 
 // Looked up on each use, so a test (or operator) redirecting log output is honoured.
 const log = () => getLogger("ethos-context.ethos");
@@ -14,7 +29,7 @@ export const DEFAULT_HTTP_HOST = "127.0.0.1";
 export const DEFAULT_HTTP_PORT = 8766;
 
 /** Endpoint from the hook config, then ethos.toml, then $ETHOS_SOCKET, then the defaults. */
-export function resolveEthosEndpoint(config: EthosContextConfig, env: NodeJS.ProcessEnv = process.env): EthosEndpoint {
+export function resolveEthosEndpoint(config: EthosBackendOptions, env: NodeJS.ProcessEnv = process.env): EthosEndpoint {
   const toml = config.ethos.configPath ? readEthosToml(config.ethos.configPath) : {};
   if (config.ethos.transport === "http") {
     return { transport: "http", host: config.ethos.host ?? toml.httpHost ?? DEFAULT_HTTP_HOST, port: config.ethos.port ?? toml.httpPort ?? DEFAULT_HTTP_PORT };
@@ -23,7 +38,7 @@ export function resolveEthosEndpoint(config: EthosContextConfig, env: NodeJS.Pro
 }
 
 /** The gate: ethos.toml [retrieval].confidence_gate when that file is configured, else the hook config. */
-export function resolveConfidenceGate(config: EthosContextConfig): number {
+export function resolveConfidenceGate(config: EthosBackendOptions): number {
   const fromToml = config.ethos.configPath ? readEthosToml(config.ethos.configPath).confidenceGate : undefined;
   return fromToml ?? config.confidenceGate;
 }
@@ -87,7 +102,7 @@ export function hitToMemory(hit: EthosSearchHit): RetrievedMemory {
  */
 export function createEthosRetriever(
   endpoint: EthosEndpoint,
-  config: EthosContextConfig,
+  config: EthosBackendOptions,
   context: { threadId?: string } = {},
 ): Retriever {
   const tracker = trackerFor(endpoint);

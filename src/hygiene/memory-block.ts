@@ -4,7 +4,7 @@ import { readRegularFile } from "../fs/safe-read.ts";
 import { assembleContext } from "../context/assembler.ts";
 import type { AssemblerBudgets, AssemblerResult, SlotItem } from "../context/assembler.ts";
 import { renderMemoryText } from "../context/neutralise.ts";
-import type { RetrievedMemory } from "../context/types.ts";
+import type { RetrievedMemory } from "../memory/types.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "./config.ts";
 import type { HygieneConfig } from "./config.ts";
 import { CORRECTIONS_FILE_NAME, parseCorrections } from "./corrections.ts";

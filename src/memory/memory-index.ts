@@ -6,7 +6,7 @@ import fg from "fast-glob";
 import { getLogger } from "../core/log.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/lock.ts";
-import type { RetrievedMemory } from "../context/types.ts";
+import type { RetrievedMemory } from "./types.ts";
 import { chunkRankingMultiplier } from "../hygiene/confidence.ts";
 import { applyMemoryConfidence, calibratedScore } from "./calibrate.ts";
 import type { CorpusStats } from "./calibrate.ts";

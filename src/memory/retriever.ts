@@ -1,4 +1,4 @@
-import type { Retriever } from "../context/types.ts";
+import type { Retriever } from "./types.ts";
 import type { MemoryIndex } from "./memory-index.ts";
 
 /**

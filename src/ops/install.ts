@@ -13,6 +13,7 @@ import type { HookStateRecord } from "./openclaw-json.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { backupBeforeChange, exists } from "./safe-write.ts";
 import { timestamp } from "./paths.ts";
+import { companionPluginUnit } from "./plugin-install.ts";
 
 // Make the bundle loadable by a user's OpenClaw, and take it out again.
 //
@@ -362,7 +363,7 @@ export const hookPackUnit: InstallUnit = {
 };
 
 /** Every installable unit, in install order (uninstall runs them in reverse). */
-export const INSTALL_UNITS: InstallUnit[] = [hookPackUnit];
+export const INSTALL_UNITS: InstallUnit[] = [hookPackUnit, companionPluginUnit];
 
 async function readRecord(configPath: string): Promise<InstallRecord | undefined> {
   const text = await readText(installRecordPath(configPath));

@@ -35,6 +35,8 @@ export type StartGatewayOptions = {
   hooks?: HookEntries;
   /** Install our hook pack (the repo) into the gateway. Default true. */
   installPack?: boolean;
+  /** Also install the companion plugin from the installed pack (plugin/), linked in place. Default false. */
+  installPlugin?: boolean;
   /** Workspace to copy (default fixtures/workspace). The gateway works on the copy. */
   workspace?: string;
   /** Extra files written into the workspace copy, relative path → content. */
@@ -369,11 +371,23 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       const staged = stagePack(path.join(root, "pack"));
       await cli([...installCommand, staged.dir]);
       packInstall = `openclaw ${installCommand.join(" ")} <clean copy of the repo>` + (staged.missingHooks.length ? ` (manifest hooks missing, left out: ${staged.missingHooks.join(", ")})` : "");
+      if (options.installPlugin) {
+        // The plugin runs the installed pack's src/ (plugin/index.js finds it next to itself).
+        const pluginDir = path.join(stateDir, "hooks", "openclaw-context", "plugin");
+        const nine = !installed.target.openclaw.startsWith("2026.3.");
+        await cli(["plugins", "install", "--link", pluginDir, ...(nine ? ["--force", "--accept-capabilities"] : [])]);
+        packInstall += `; openclaw plugins install --link <pack>/plugin${nine ? " --force --accept-capabilities" : ""}`;
+      }
     }
 
     // The install commands edit openclaw.json; our entries and overrides go on top.
     const afterInstall = JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, unknown>;
-    const merged = deepMerge(deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } }), options.config ?? {});
+    let merged = deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } });
+    // 2026.9 blocks a non-bundled plugin's before_prompt_build without this key; 2026.3.13 rejects the key.
+    if (options.installPlugin && !installed.target.openclaw.startsWith("2026.3.")) {
+      merged = deepMerge(merged, { plugins: { entries: { "openclaw-context-companion": { hooks: { allowConversationAccess: true } } } } });
+    }
+    merged = deepMerge(merged, options.config ?? {});
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
 
     const logStream = fs.openSync(gatewayLog, "a");
@@ -401,7 +415,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         if (Date.now() > deadline) throw new Error(`openclaw ${installed.target.openclaw} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
-      await cli(["gateway", "call", "health", "--json"], 60_000);
+      // A busy machine can take tens of seconds from listening to ready (and the CLI's websocket
+      // handshake has its own short timeout): ask again, a bounded number of times.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await cli(["gateway", "call", "health", "--json", "--timeout", "60000"], 90_000);
+          break;
+        } catch (error) {
+          if (attempt >= 4 || child.exitCode !== null) throw error;
+        }
+      }
     };
     await launch();
 

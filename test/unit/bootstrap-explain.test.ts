@@ -64,6 +64,6 @@ describe("explain CLI", () => {
   it("rejects a missing workspace with exit code 2 and a clear message", () => {
     const run = spawnSync(tsx, ["scripts/explain.ts", "--workspace", "/definitely/not/here"], { cwd: repo, encoding: "utf8" });
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain("workspace not found: /definitely/not/here (from --workspace");
+    expect(run.stderr).toContain("workspace not found: /definitely/not/here");
   });
 });

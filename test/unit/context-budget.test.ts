@@ -4,7 +4,7 @@ import { budgetLimitsFor, buildBudgetedBlock } from "../../src/context/budget.ts
 import { defaultEthosContextConfig, parseEthosContextConfig } from "../../src/context/config.ts";
 import { formatContextBlock } from "../../src/context/format.ts";
 import { flattenMemoryText, looksLikeInstruction, renderMemoryText } from "../../src/context/neutralise.ts";
-import type { RetrievedMemory } from "../../src/context/types.ts";
+import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
 
 const frame = { ts: new Date("2026-02-22T10:59:00Z"), queryScore: 0.9, threshold: 0.12, sourceLabel: "workspace memory" };

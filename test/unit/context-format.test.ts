@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildBudgetedBlock } from "../../src/context/budget.ts";
 import { contextFilePath, flushContextFileWrites, writeContextFile } from "../../src/context/context-file.ts";
 import { formatContextBlock } from "../../src/context/format.ts";
-import type { RetrievedMemory } from "../../src/context/types.ts";
+import type { RetrievedMemory } from "../../src/memory/types.ts";
 
 // Story 007 "Output Format" example, verbatim (the spec file stores it double-encoded; this is the
 // decoded text: 🧠, ≥ and — are single characters).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyConfidenceGate } from "../../src/context/gate.ts";
-import type { RetrievedMemory } from "../../src/context/types.ts";
+import type { RetrievedMemory } from "../../src/memory/types.ts";
 
 const m = (id: string, score: number): RetrievedMemory => ({ id, text: id, score, headingPath: [], source: "embedded" });
 const t = { gate: 0.12, high: 0.75 };

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vites
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { EthosContextRuntime, configuredWorkspace, upsertMemoryRecord } from "../../src/context/runtime.ts";
 import type { RetrieverFactory } from "../../src/context/runtime.ts";
-import type { RetrievedMemory } from "../../src/context/types.ts";
+import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { setLogDestination } from "../../src/core/log.ts";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent } from "../../src/openclaw/events.ts";
@@ -329,10 +329,9 @@ describe("configuration sources", () => {
 });
 
 describe("replaceable block layout (context assembler)", () => {
-  it("uses a formatter given through configure(), still inside the budget", async () => {
+  it("uses a formatter given to the service, still inside the budget", async () => {
     hookConfig = { maxInjectedCharsTotal: 120 };
-    const rt = runtime();
-    rt.configure({ format: ({ entries }) => (entries.length ? entries.map((e) => `* ${e.text}`).join("\n") : "") });
+    const rt = runtime({ format: ({ entries }) => (entries.length ? entries.map((e) => `* ${e.text}`).join("\n") : "") });
     rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
     const [record] = ourRecords(await rt.onAgentBootstrap(bootstrap(MAIN)));
     expect(record.content?.startsWith("* Jeff's sailboat is named Halcyon Drift")).toBe(true);

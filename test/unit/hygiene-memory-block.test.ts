@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { RetrievedMemory } from "../../src/context/types.ts";
+import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
 import { setLogDestination } from "../../src/core/log.ts";
 import { assembleMemoryBlock, correctionItems } from "../../src/hygiene/memory-block.ts";

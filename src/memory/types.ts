@@ -1,4 +1,5 @@
-// Shapes shared by both retrieval backends (embedded index, Ethos server) and the pipeline.
+// Retrieval shapes shared by both backends (embedded index, Ethos server) and the context pipeline.
+// They live at the bottom layer so memory/, ethos/ and hygiene/ never import from context/.
 
 export type RetrievedMemory = {
   /** Stable id (chunk hash or Ethos memory id): per-session de-duplication keys on it. */

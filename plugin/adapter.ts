@@ -1,0 +1,105 @@
+// The companion plugin's adapter (OpenClaw 2026.9+): type guard, config, one call into src/, catch
+// everything. before_prompt_build gets the user's message directly, so there is no capture and no
+// pending map here: the memory block comes from the same service as the hook's record
+// (createMemoryContextService → buildTurnContext) and goes on the user-message side as
+// prependContext, outside the cached system prompt. Subagents get SOUL.md and cron runs get
+// HEARTBEAT.md as appendSystemContext: the same text on every run of a workspace, so cacheable.
+import { logToGatewayFile } from "../src/core/log.ts";
+import { HOOK_KEYS } from "../src/core/records.ts";
+import { isObject } from "../src/openclaw/events.ts";
+import type { OpenClawConfig } from "../src/openclaw/events.ts";
+import { createMemoryContextService } from "../src/context/service.ts";
+import type { Log, MemoryContextService } from "../src/context/service.ts";
+import { classifyForRetrieval } from "../src/context/scope.ts";
+import { messageText } from "../src/context/message-text.ts";
+import { parsePluginConfig, staticContextFor } from "../src/context/plugin-turn.ts";
+import type { PluginConfig } from "../src/context/plugin-turn.ts";
+
+export type HostLogger = { debug?: (message: string) => void; info: (message: string) => void; warn: (message: string) => void; error: (message: string) => void };
+
+export type PluginApiLike = { id?: string; config?: OpenClawConfig; pluginConfig?: unknown; logger?: HostLogger };
+
+export type PromptBuildResult = { prependContext?: string; appendSystemContext?: string };
+
+function hostLog(logger: HostLogger | undefined): Log {
+  const write = (level: "debug" | "info" | "warn" | "error") => (fields: object, message: string) => {
+    const line = `[openclaw-context-companion] ${message} ${JSON.stringify(fields)}`;
+    const target = logger?.[level];
+    if (typeof target === "function") target.call(logger, line);
+    else if (level !== "debug") console.error(line);
+  };
+  return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
+}
+
+/**
+ * The hooks' own switches stay the operator's switches: with ethos-context disabled the plugin
+ * delivers no memory, with aci-bootstrap disabled (rollback to OpenClaw's bulk set) no static files.
+ */
+function hookSwitchedOff(cfg: OpenClawConfig | undefined, hookKey: string): boolean {
+  const hooks = isObject(cfg?.hooks) ? cfg.hooks : undefined;
+  const internal = isObject(hooks?.internal) ? hooks.internal : undefined;
+  const entries = isObject(internal?.entries) ? internal.entries : undefined;
+  const entry = isObject(entries?.[hookKey]) ? (entries[hookKey] as Record<string, unknown>) : undefined;
+  return internal?.enabled === false || entry?.enabled === false;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/**
+ * Inside the gateway only (index.js): our own records (config errors, index, retrieval) also go to
+ * the hooks' log file that `npm run status` reads. The plugin loader may evaluate its own copy of
+ * src/, so the hooks' call does not cover it.
+ */
+export function startInGateway(): void {
+  logToGatewayFile();
+}
+
+export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: string; service?: MemoryContextService }) {
+  const log = hostLog(input.api.logger);
+  const config: PluginConfig = parsePluginConfig(input.api.pluginConfig, log);
+  const service = input.service ?? createMemoryContextService({ log: () => log });
+  const cfg = () => input.api.config;
+
+  return {
+    config,
+    service,
+    async beforePromptBuild(event: unknown, ctx: unknown): Promise<PromptBuildResult | undefined> {
+      try {
+        if (!isObject(event) || !isObject(ctx)) return undefined;
+        const sessionKey = text(ctx.sessionKey);
+        const workspaceDir = text(ctx.workspaceDir);
+        if (!sessionKey || !workspaceDir) {
+          log.debug({ hasSessionKey: Boolean(sessionKey), hasWorkspace: Boolean(workspaceDir) }, "no session key or workspace: nothing to add");
+          return undefined;
+        }
+        const trigger = text(ctx.trigger) ?? "user";
+        // One classification for the whole turn, passed down.
+        const classification = classifyForRetrieval(sessionKey, cfg(), service.configFrom(cfg()));
+        const result: PromptBuildResult = {};
+        const fixed = hookSwitchedOff(cfg(), HOOK_KEYS.aciBootstrap) ? {} : await staticContextFor({ classification, trigger, workspaceDir, config, log });
+        if (fixed.appendSystemContext) result.appendSystemContext = fixed.appendSystemContext;
+        const prepend: string[] = [];
+        if (fixed.prependContext) prepend.push(fixed.prependContext);
+
+        const memory = config.memory && !hookSwitchedOff(cfg(), HOOK_KEYS.ethosContext);
+        if (memory && trigger === "user") {
+          // 2026.9: `prompt` is the bare user text; currentUserMessage when the host gives it.
+          const message = event.currentUserMessage ?? event.prompt;
+          const turnKey = text(ctx.runId) ?? text(event.currentUserMessageId) ?? `${sessionKey}|${messageText(message)}`;
+          const turn = await service.buildTurnContext({ sessionKey, cfg: cfg(), text: messageText(message), workspaceDir, turnKey, waitMs: config.waitMs, classification });
+          if (turn.block) prepend.push(turn.block);
+          else log.info({ sessionType: turn.sessionType, status: turn.status, reason: turn.reason }, "no memory for this turn");
+        } else if (memory) {
+          log.debug({ trigger, sessionType: classification.type }, "not a user turn: no memory");
+        }
+        if (prepend.length) result.prependContext = prepend.join("\n\n");
+        return result.prependContext || result.appendSystemContext ? result : undefined;
+      } catch (error) {
+        log.warn({ err: error instanceof Error ? error.message : String(error) }, "before_prompt_build failed; turn continues without it");
+        return undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,427 @@
+import { getLogger } from "../core/log.ts";
+import { CHARS_PER_TOKEN } from "../core/tokens.ts";
+import { HOOK_KEYS } from "../core/records.ts";
+import { createEthosRetriever, resolveConfidenceGate, resolveEthosEndpoint } from "../ethos/retriever.ts";
+import { createEmbeddedRetriever } from "../memory/retriever.ts";
+import { sharedMemoryIndex } from "../memory/memory-index.ts";
+import type { MemoryIndexOptions } from "../memory/memory-index.ts";
+import { folderMemorySources, workspaceMemorySources } from "../memory/sources.ts";
+import type { Retriever } from "../memory/types.ts";
+import type { OpenClawConfig } from "../openclaw/events.ts";
+import { resolveHookConfig } from "../openclaw/hook-config.ts";
+import type { SessionType } from "../session/types.ts";
+import type { SessionClassification } from "../session/types.ts";
+import { budgetLimitsFor } from "./budget.ts";
+import { parseEthosContextConfig } from "./config.ts";
+import type { EthosContextConfig } from "./config.ts";
+import { writeContextFile } from "./context-file.ts";
+import type { ContextBlockFormatter } from "./format.ts";
+import { assemblerBlockComposer } from "./memory-composer.ts";
+import { prepareQuery, retrieveCandidates, selectAndFormat } from "./pipeline.ts";
+import type { Selection } from "./pipeline.ts";
+import { classifyForRetrieval, isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
+import type { RetrievalScope, RetrievalSource } from "./scope.ts";
+import { SessionStates, storedSessionKey } from "./session-state.ts";
+import type { RetrievalOutcome, SessionMemoryState, TurnOutcome } from "./session-state.ts";
+import type { SkipReason } from "./skip.ts";
+import { errorMessage, waitAtMost } from "./wait.ts";
+
+// The memory-context service: one composition root for every adapter. The ethos-context hook
+// (record in Project Context, 2026.3.13) and the companion plugin (prependContext, 2026.9.6) both
+// call it, so both build the same block: same query rules, retrieval, gate, budget, de-duplication,
+// neutralisation and composer.
+//
+//   plan     (sync)  classify the session once, check scope, clean the query, apply skip rules;
+//   retrieve (async) search, coalesced per session (newest message wins, a search nobody waits
+//                    for any more is dropped before it starts);
+//   finish   (async) bounded wait, gate + budget + format, the composer within the same deadline;
+//   deliver  (sync)  what reached the prompt is marked injected and written to ETHOS_CONTEXT.md.
+//   buildTurnContext runs all four for an adapter that has the message and the workspace at once,
+//   memoised by turn key so a retried prompt build gets the same block.
+
+export type Log = {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+};
+
+const defaultLog = (): Log => getLogger("ethos-context");
+
+export type RetrieverFactory = (input: { config: EthosContextConfig; source: RetrievalSource; workspaceDir: string }) => Retriever | undefined;
+
+/**
+ * Replaces the whole injected block, e.g. with the context assembler's memory block
+ * (src/hygiene/memory-block.ts). Called once per turn after gate, de-duplication and budget, with
+ * the default story-007 block in `selection.block`. Its result is used only if it arrives within
+ * the turn's wait and fits the budget (`maxChars`); otherwise the default block is injected.
+ */
+export type BlockComposer = (input: {
+  workspaceDir: string;
+  sessionType: SessionType;
+  selection: Selection;
+  /** Token and character ceilings of the block for this session type. */
+  maxTokens: number;
+  maxChars: number;
+  now: Date;
+  /** Memory ids already injected earlier in this session: never injected twice. */
+  excludeIds: ReadonlySet<string>;
+}) => Promise<ComposedBlock | string> | ComposedBlock | string;
+
+/** A composed block and every memory id it carries (for per-session de-duplication). */
+export type ComposedBlock = { block: string; injectedIds: string[] };
+
+export type MemoryContextDeps = {
+  now?: () => number;
+  createRetriever?: RetrieverFactory;
+  /** Block layout of the default block. */
+  format?: ContextBlockFormatter;
+  /** Whole-block replacement; default: the context assembler. `null` switches it off. */
+  composeBlock?: BlockComposer | null;
+  /** Where the service logs (the plugin passes the host's `api.logger`). */
+  log?: () => Log;
+};
+
+/** Index options exactly as the service uses them (benchmarks build their index with these too). */
+export function memoryIndexOptions(config: EthosContextConfig): MemoryIndexOptions {
+  return {
+    cacheDir: config.memory.persistIndex ? config.memory.indexCacheDir : false,
+    maxChunkChars: config.memory.maxChunkChars,
+    maxFileBytes: config.memory.maxFileBytes,
+    maxFiles: config.memory.maxFiles,
+    minRefreshIntervalMs: config.memory.minRefreshIntervalMs,
+  };
+}
+
+/**
+ * What a retrieval depends on. A retrieval started on message:received is used at bootstrap only
+ * if this key still matches (the workspace may differ from the one guessed from config).
+ */
+export function retrievalSourceKey(config: EthosContextConfig, source: RetrievalSource, workspaceDir: string | undefined): string | undefined {
+  if (source.kind === "group") return workspaceDir ? `group:${source.memoryDir}|ws:${workspaceDir}` : undefined; // safety check needs the workspace
+  if (config.backend === "ethos") return "ethos"; // the server does not depend on the workspace
+  return workspaceDir ? `ws:${workspaceDir}` : undefined;
+}
+
+export function defaultRetrieverFactory(log: () => Log = defaultLog): RetrieverFactory {
+  return ({ config, source, workspaceDir }) => {
+    const indexOptions = memoryIndexOptions(config);
+    if (source.kind === "group") {
+      if (!isSafeGroupMemoryDir(source.memoryDir, workspaceDir)) {
+        log().error({ memoryDir: source.memoryDir }, "group memoryDir overlaps the workspace or its memory/ folder; no retrieval for this group");
+        return undefined;
+      }
+      return createEmbeddedRetriever(sharedMemoryIndex(folderMemorySources(source.memoryDir), indexOptions), "group memory");
+    }
+    if (config.backend === "ethos") return createEthosRetriever(resolveEthosEndpoint(config), config);
+    return createEmbeddedRetriever(sharedMemoryIndex(workspaceMemorySources(workspaceDir, config.memory.extraGlobs), indexOptions));
+  };
+}
+
+/** A turn the service may search for, or why it may not. */
+export type TurnPlan =
+  | { kind: "out-of-scope"; sessionType: SessionType; reason: string; classification: SessionClassification }
+  | { kind: "skip"; sessionType: SessionType; reason: SkipReason; config: EthosContextConfig; classification: SessionClassification; query: string }
+  | {
+      kind: "search";
+      sessionKey: string;
+      sessionType: SessionType;
+      classification: SessionClassification;
+      config: EthosContextConfig;
+      scope: RetrievalScope & { allowed: true };
+      query: string;
+    };
+
+export type PlanInput = {
+  sessionKey: string;
+  cfg: OpenClawConfig | undefined;
+  text: unknown;
+  /** The adapter's classification of this event, when it already has one (classify once per turn). */
+  classification?: SessionClassification;
+};
+
+/** A search started for a turn; `abandon()` drops it if it has not started yet. */
+export type RetrievalHandle = { outcome: Promise<RetrievalOutcome>; sourceKey: string | undefined; abandon(): void };
+
+export type TurnInput = PlanInput & {
+  workspaceDir: string;
+  /** Same key for a retried prompt build of the same turn (run id, message id). */
+  turnKey: string;
+  /** Bound on the whole wait (retrieval and composer); default the config's awaitTimeoutMs. */
+  waitMs?: number;
+};
+
+export type TurnContext = TurnOutcome & {
+  status: "ok" | "timeout" | "error" | "skipped" | "out-of-scope";
+  sessionType: SessionType;
+};
+
+type Job = {
+  start: () => Promise<RetrievalOutcome>;
+  resolve: (outcome: RetrievalOutcome) => void;
+  reject: (error: unknown) => void;
+  dropped: RetrievalOutcome;
+};
+
+/** Per-session search queue: one search runs, the newest waiting one replaces older waiting ones. */
+class SearchCoalescer {
+  private readonly running = new Set<string>();
+  private readonly waiting = new Map<string, Job>();
+
+  schedule(key: string, job: Job): () => void {
+    if (!this.running.has(key)) {
+      this.run(key, job);
+      return () => {};
+    }
+    const superseded = this.waiting.get(key);
+    if (superseded) superseded.resolve(superseded.dropped);
+    this.waiting.set(key, job);
+    return () => {
+      if (this.waiting.get(key) !== job) return;
+      this.waiting.delete(key);
+      job.resolve(job.dropped);
+    };
+  }
+
+  private run(key: string, job: Job): void {
+    this.running.add(key);
+    const done = () => {
+      this.running.delete(key);
+      const next = this.waiting.get(key);
+      if (next) {
+        this.waiting.delete(key);
+        this.run(key, next);
+      }
+    };
+    let started: Promise<RetrievalOutcome>;
+    try {
+      started = job.start();
+    } catch (error) {
+      started = Promise.reject(error);
+    }
+    started.then(
+      (outcome) => {
+        job.resolve(outcome);
+        done();
+      },
+      (error: unknown) => {
+        job.reject(error);
+        done();
+      },
+    );
+  }
+}
+
+export class MemoryContextService {
+  readonly sessions = new SessionStates();
+  private readonly deps: MemoryContextDeps;
+  private readonly searches = new SearchCoalescer();
+  private configCache: { raw: string; config: EthosContextConfig } | undefined;
+
+  constructor(deps: MemoryContextDeps = {}) {
+    this.deps = deps;
+  }
+
+  log(): Log {
+    return (this.deps.log ?? defaultLog)();
+  }
+
+  now(): number {
+    return this.deps.now?.() ?? Date.now();
+  }
+
+  /** The ethos-context config from openclaw.json, parsed once per distinct value (one error log, not one per turn). */
+  configFrom(cfg: OpenClawConfig | undefined): EthosContextConfig {
+    const entry = resolveHookConfig(cfg, HOOK_KEYS.ethosContext);
+    const raw = JSON.stringify(entry);
+    if (this.configCache?.raw !== raw) this.configCache = { raw, config: parseEthosContextConfig(entry).config };
+    return this.configCache.config;
+  }
+
+  /** Step 1 (sync): classify once, scope, query and skip rules. */
+  plan(input: PlanInput): TurnPlan {
+    const config = this.configFrom(input.cfg);
+    const classification = input.classification ?? classifyForRetrieval(input.sessionKey, input.cfg, config);
+    const scope = resolveRetrievalScope(classification, config);
+    if (!scope.allowed) return { kind: "out-of-scope", sessionType: scope.sessionType, reason: scope.reason, classification };
+    const prepared = prepareQuery(input.text, config);
+    if (prepared.skip) return { kind: "skip", sessionType: scope.sessionType, reason: prepared.skip, config, classification, query: prepared.query };
+    return { kind: "search", sessionKey: input.sessionKey, sessionType: scope.sessionType, classification, config, scope, query: prepared.query };
+  }
+
+  /** Step 2 (async): start this turn's search, queued behind the session's running one. */
+  retrieve(plan: TurnPlan & { kind: "search" }, workspaceDir: string): RetrievalHandle {
+    const { config, scope } = plan;
+    const gate = resolveConfidenceGate(config);
+    const empty: RetrievalOutcome = { results: [], label: "", gate };
+    let retriever: Retriever | undefined;
+    try {
+      retriever = (this.deps.createRetriever ?? defaultRetrieverFactory(() => this.log()))({ config, source: scope.source, workspaceDir });
+    } catch (error) {
+      this.log().warn({ err: errorMessage(error) }, "could not create retriever");
+    }
+    const sourceKey = retrievalSourceKey(config, scope.source, workspaceDir);
+    if (!retriever) return { outcome: Promise.resolve(empty), sourceKey, abandon: () => {} };
+    const found = retriever;
+    let resolveOutcome!: (outcome: RetrievalOutcome) => void;
+    let rejectOutcome!: (error: unknown) => void;
+    const outcome = new Promise<RetrievalOutcome>((resolve, reject) => ((resolveOutcome = resolve), (rejectOutcome = reject)));
+    outcome.catch(() => {}); // reported by finish(); an abandoned search must not be an unhandled rejection
+    const abandon = this.searches.schedule(storedSessionKey(plan.sessionKey), {
+      start: () =>
+        retrieveCandidates(plan.query, found, config).then(
+          (results) => ({ results, label: found.label, gate }),
+          (error: unknown) => {
+            this.log().warn({ err: errorMessage(error) }, "memory retrieval failed");
+            throw error;
+          },
+        ),
+      resolve: resolveOutcome,
+      reject: rejectOutcome,
+      dropped: { ...empty, label: found.label, dropped: true },
+    });
+    return { outcome, sourceKey, abandon };
+  }
+
+  /** Memory ids this session may not get again yet (de-duplication with a turn and a time limit). */
+  excludedIds(state: SessionMemoryState, config: EthosContextConfig): Set<string> {
+    const now = this.now();
+    const excluded = new Set<string>();
+    if (!config.dedupeAcrossTurns) return excluded;
+    for (const [id, mark] of state.injected) {
+      const expired = state.turnCount - mark.turn >= config.dedupeExpiryTurns || now - mark.at >= config.dedupeExpiryMs;
+      if (expired) state.injected.delete(id);
+      else excluded.add(id);
+    }
+    return excluded;
+  }
+
+  /** Step 3 (async): bounded wait for the search, then gate, budget, format and compose within the same deadline. */
+  async finish(plan: TurnPlan, retrieval: RetrievalHandle | undefined, workspaceDir: string, waitMs?: number): Promise<TurnOutcome & { status: TurnContext["status"] }> {
+    if (plan.kind === "out-of-scope") return { block: "", injectedIds: [], reason: plan.reason, status: "out-of-scope" };
+    if (plan.kind === "skip") return { block: "", injectedIds: [], reason: `skipped:${plan.reason}`, status: "skipped" };
+    if (!retrieval) return { block: "", injectedIds: [], reason: "no-retrieval", status: "error" };
+    const { config } = plan;
+    const budgetMs = waitMs ?? config.awaitTimeoutMs;
+    const deadline = this.now() + budgetMs;
+    const waited = await waitAtMost(retrieval.outcome, budgetMs);
+    if (waited.status === "timeout") {
+      retrieval.abandon(); // nobody waits for it any more
+      return { block: "", injectedIds: [], reason: "timeout", status: "timeout" };
+    }
+    if (waited.status === "error") return { block: "", injectedIds: [], reason: "error", status: "error" };
+    const retrieved = waited.value;
+    if (retrieved.dropped) return { block: "", injectedIds: [], reason: "superseded", status: "timeout" };
+    const state = this.sessions.get(plan.sessionKey);
+    const excludeIds = this.excludedIds(state, config);
+    try {
+      const selection = selectAndFormat(retrieved.results, {
+        config,
+        sessionType: plan.sessionType,
+        sourceLabel: retrieved.label,
+        excludeIds,
+        confidenceGate: retrieved.gate,
+        now: new Date(this.now()),
+        format: this.deps.format,
+      });
+      const composed = await this.composeBlock(selection, config, plan.sessionType, workspaceDir, Math.max(0, deadline - this.now()), excludeIds);
+      return { block: composed.block, injectedIds: composed.injectedIds, reason: selection.decision.tier, status: "ok" };
+    } catch (error) {
+      this.log().warn({ err: errorMessage(error) }, "memory block could not be built; nothing injected");
+      return { block: "", injectedIds: [], reason: "error", status: "error" };
+    }
+  }
+
+  /**
+   * Step 4 (sync): the adapter says what reached the prompt. Only delivered memories are marked
+   * injected; ETHOS_CONTEXT.md shows what the model got (empty when nothing).
+   */
+  deliver(sessionKey: string, config: EthosContextConfig, workspaceDir: string, outcome: TurnOutcome, delivered: boolean): void {
+    const state = this.sessions.get(sessionKey);
+    if (delivered && outcome.block) {
+      const mark = { turn: state.turnCount, at: this.now() };
+      for (const id of outcome.injectedIds) state.injected.set(id, mark);
+    }
+    if (config.writeContextFile) void writeContextFile(workspaceDir, delivered ? outcome.block : "");
+  }
+
+  /** Count a new turn in the session (the de-duplication clock). */
+  startTurn(sessionKey: string): void {
+    this.sessions.get(sessionKey).turnCount += 1;
+  }
+
+  /**
+   * The whole turn for an adapter that has the message and the workspace at once (the plugin). A
+   * second call with the same turn key (a retried prompt build) gets the same block.
+   */
+  buildTurnContext(input: TurnInput): Promise<TurnContext> {
+    const plan = this.plan(input);
+    if (plan.kind === "out-of-scope") {
+      return Promise.resolve({ block: "", injectedIds: [], reason: plan.reason, status: "out-of-scope", sessionType: plan.sessionType });
+    }
+    const state = this.sessions.get(input.sessionKey);
+    const memo = state.turns.get(input.turnKey);
+    if (memo) return memo.then((outcome) => ({ ...(outcome as TurnContext) }));
+    this.startTurn(input.sessionKey);
+    const built = (async (): Promise<TurnContext> => {
+      const retrieval = plan.kind === "search" ? this.retrieve(plan, input.workspaceDir) : undefined;
+      const outcome = await this.finish(plan, retrieval, input.workspaceDir, input.waitMs);
+      const context: TurnContext = { ...outcome, sessionType: plan.sessionType };
+      // The adapter returns this block right away: it is delivered when it is not empty.
+      this.deliver(input.sessionKey, plan.config, input.workspaceDir, context, context.status === "ok");
+      this.logOutcome(context);
+      return context;
+    })();
+    this.sessions.memoTurn(state, input.turnKey, built);
+    return built;
+  }
+
+  logOutcome(context: { sessionType: SessionType; reason: string; injectedIds: string[]; block: string; status?: string }): void {
+    const fields = { sessionType: context.sessionType, reason: context.reason, injected: context.injectedIds.length, chars: context.block.length };
+    if (context.status === "error") this.log().warn(fields, "memory context for this turn failed; nothing injected");
+    else this.log().info(fields, "memory context for this turn");
+  }
+
+  /** The composer's block when it answers in time and within budget, else the default block. */
+  private async composeBlock(
+    selection: Selection,
+    config: EthosContextConfig,
+    sessionType: SessionType,
+    workspaceDir: string,
+    remainingMs: number,
+    excludeIds: ReadonlySet<string>,
+  ): Promise<ComposedBlock> {
+    const fallback: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id) };
+    const composer = this.deps.composeBlock === undefined ? assemblerBlockComposer : this.deps.composeBlock;
+    if (!composer || !config.assembleBlock || !selection.block) return fallback;
+    const limits = budgetLimitsFor(config, sessionType);
+    const call = async () =>
+      composer({
+        workspaceDir,
+        sessionType,
+        selection,
+        maxTokens: Math.floor(limits.maxTotalChars / CHARS_PER_TOKEN),
+        maxChars: limits.maxTotalChars,
+        now: new Date(this.now()),
+        excludeIds,
+      });
+    const waited = await waitAtMost(call(), remainingMs);
+    if (waited.status === "error") {
+      this.log().warn({ err: errorMessage(waited.error) }, "block composer failed; using the default block");
+      return fallback;
+    }
+    if (waited.status === "timeout") {
+      this.log().warn({ answered: false }, "block composer late; using the default block");
+      return fallback;
+    }
+    const composed = waited.value;
+    const result = typeof composed === "string" ? { block: composed, injectedIds: fallback.injectedIds } : composed;
+    if (result && typeof result.block === "string" && result.block.length <= limits.maxTotalChars) return result;
+    this.log().warn({ answered: true }, "block composer over budget; using the default block");
+    return fallback;
+  }
+}
+
+export function createMemoryContextService(deps: MemoryContextDeps = {}): MemoryContextService {
+  return new MemoryContextService(deps);
+}

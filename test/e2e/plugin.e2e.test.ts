@@ -1,0 +1,148 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway } from "./gateway.ts";
+import type { Gateway } from "./gateway.ts";
+import { messageText } from "./mock-model.ts";
+import type { RecordedRequest } from "./mock-model.ts";
+
+// The companion plugin on real gateways. On 2026.9.6 the memory block travels as prependContext on
+// this turn's user message (the system prompt stays byte-identical from turn to turn), subagents get
+// SOUL.md and cron runs HEARTBEAT.md through appendSystemContext, and the ethos-context hook adds no
+// record of its own. On 2026.3.13 the plugin stands aside and the hook's record is the delivery.
+
+const FACT = "Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.";
+const SOUL_SENTINEL = "SOUL-SENTINEL-7f3a";
+const USER_SENTINEL = "USER-SENTINEL-91c2";
+const MEMORY_SENTINEL = "MEMORY-SENTINEL-44d8";
+const HEARTBEAT_SENTINEL = "HEARTBEAT-SENTINEL-2b6e";
+const PLUGIN_ID = "openclaw-context-companion";
+const RECORD_HEADING = (workspaceDir: string) => `## ${path.join(workspaceDir, "ETHOS_CONTEXT.md")}\n`;
+
+function sentinelFiles(workspace: string): Record<string, string> {
+  const read = (name: string) => fs.readFileSync(path.join(workspace, name), "utf8");
+  return {
+    "SOUL.md": `${read("SOUL.md")}\n${SOUL_SENTINEL}\n`,
+    "USER.md": `${read("USER.md")}\n${USER_SENTINEL}\n`,
+    "MEMORY.md": `${read("MEMORY.md")}\n${MEMORY_SENTINEL}\n`,
+    "HEARTBEAT.md": `${read("HEARTBEAT.md")}\n${HEARTBEAT_SENTINEL}\n`,
+  };
+}
+
+/** The user message that carries this turn's text (OpenClaw appends internal-context user messages after it). */
+function turnMessage(request: RecordedRequest, text: string): string {
+  const messages = Array.isArray(request.body.messages) ? (request.body.messages as { role: string; content: unknown }[]) : [];
+  return messages.filter((m) => m.role === "user").map((m) => messageText(m.content)).find((t) => t.includes(text)) ?? "";
+}
+
+/** chat.send with an explicit RPC budget (a loaded machine can exceed `gateway call`'s 10 s default). */
+async function chatSend(gateway: Gateway, sessionKey: string, text: string) {
+  const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
+  await gateway.cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json", "--timeout", "60000"], 90_000);
+  const request = await gateway.model.waitForUserText(text, 60_000);
+  return { request, systemPrompt: gateway.model.systemPromptOf(request), lastUser: turnMessage(request, text), allUser: gateway.model.userTextOf(request) };
+}
+
+const WORKSPACE = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..", "fixtures", "workspace");
+
+describe("companion plugin on OpenClaw 2026.9.6", () => {
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      version: "2026.9.6",
+      // De-duplication forgets after one turn, so every memory question here can get the fact.
+      hooks: { "ethos-context": { enabled: true, dedupeExpiryTurns: 1 }, "aci-bootstrap": { enabled: true } },
+      installPlugin: true,
+      workspaceFiles: sentinelFiles(WORKSPACE),
+    });
+  }, 600_000);
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it("loads the plugin and serves before_prompt_build (allowConversationAccess written, not blocked)", { timeout: 120_000 }, async () => {
+    const inspect = await gateway.cli(["plugins", "inspect", PLUGIN_ID, "--json"], 60_000);
+    expect(inspect).toContain(PLUGIN_ID);
+    expect(inspect).not.toMatch(/before_prompt_build blocked/);
+    expect(gateway.logs()).toContain(`[${PLUGIN_ID}] serving OpenClaw 2026.9.6`);
+  });
+
+  it("puts the memory fact on this turn's user message, not in the system prompt, and the hook adds no record", { timeout: 180_000 }, async () => {
+    const first = await chatSend(gateway, "agent:main:main", "What is my sailboat named, and where is it moored?");
+    expect(first.lastUser).toContain(FACT);
+    expect(first.lastUser).toContain("<!-- ethos:context ts=");
+    expect(first.systemPrompt).not.toContain("Halcyon Drift");
+    expect(first.systemPrompt).not.toContain(RECORD_HEADING(gateway.workspaceDir));
+    // ETHOS_CONTEXT.md is still written for operators (by the plugin's service).
+    expect(fs.readFileSync(path.join(gateway.workspaceDir, "ETHOS_CONTEXT.md"), "utf8")).toContain(FACT);
+
+    // Two more turns (chit-chat, coding): the system prompt stays byte-identical.
+    const second = await chatSend(gateway, "agent:main:main", "Thanks, that is all for now, have a nice evening!");
+    const third = await chatSend(gateway, "agent:main:main", "How do I reverse a linked list in TypeScript?");
+    expect(second.systemPrompt).toBe(first.systemPrompt);
+    expect(third.systemPrompt).toBe(first.systemPrompt);
+    // The earlier user message is replayed clean: the block was for that model call only.
+    expect(gateway.model.userTextOf(third.request)).not.toContain("Halcyon Drift");
+    // No double injection, and the turn was served by the plugin: no record in any system prompt.
+    expect(second.systemPrompt + third.systemPrompt).not.toContain("ethos:context");
+  });
+
+  it("serves `openclaw agent --session-key … --message …` turns, which emit no message:received", { timeout: 180_000 }, async () => {
+    const text = `Remind me where my sailboat is moored and what it is named. ${crypto.randomBytes(3).toString("hex")}`;
+    const turn = await gateway.agentTurn("agent:main:main", text);
+    expect(turnMessage(turn.request, text)).toContain("Halcyon Drift");
+    expect(turn.systemPrompt).not.toContain("Halcyon Drift");
+  });
+
+  it("a subagent gets SOUL.md through appendSystemContext, and no USER.md, MEMORY.md or memories", { timeout: 180_000 }, async () => {
+    const { systemPrompt, allUser: lastUser } = await chatSend(gateway, `agent:main:subagent:${crypto.randomUUID()}`, "Where is my sailboat moored, and what is it named?");
+    expect(systemPrompt).toContain(SOUL_SENTINEL);
+    expect(systemPrompt).not.toContain(USER_SENTINEL);
+    expect(systemPrompt).not.toContain(MEMORY_SENTINEL);
+    expect(systemPrompt + lastUser).not.toContain("Halcyon Drift");
+  });
+
+  it("a group and an external DM get no memories", { timeout: 180_000 }, async () => {
+    for (const key of ["agent:main:telegram:group:-1009876543210", "agent:main:telegram:direct:55501"]) {
+      const { systemPrompt, allUser: lastUser } = await chatSend(gateway, key, `What is my sailboat named, and where is it moored? ${crypto.randomBytes(3).toString("hex")}`);
+      expect(systemPrompt + lastUser).not.toContain("Halcyon Drift");
+      expect(lastUser).not.toContain("ethos:context");
+    }
+  });
+
+  it("a cron run gets HEARTBEAT.md and no memories", { timeout: 180_000 }, async () => {
+    const turn = await gateway.cronTurn(`Cron check: where is my sailboat moored? ${crypto.randomBytes(3).toString("hex")}`);
+    const everything = turn.systemPrompt + gateway.model.userTextOf(turn.request);
+    expect(everything).toContain(HEARTBEAT_SENTINEL);
+    expect(everything).not.toContain("Halcyon Drift");
+    expect(everything).not.toContain(USER_SENTINEL);
+  });
+});
+
+describe("companion plugin on OpenClaw 2026.3.13 stands aside", () => {
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    // Installed by hand (install-hooks skips it there): it must load, serve nothing, and leave the
+    // hook's record as the delivery, because 2026.3.13 writes prependContext into the transcript.
+    gateway = await startGateway({
+      version: "2026.3.13",
+      hooks: { "ethos-context": { enabled: true }, "aci-bootstrap": { enabled: true } },
+      installPlugin: true,
+    });
+  }, 600_000);
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it("logs that it stands aside; the memory arrives through the hook's record, not on the user message", { timeout: 180_000 }, async () => {
+    const text = "What is my sailboat named, and where is it moored?";
+    const { systemPrompt, lastUser } = await chatSend(gateway, "agent:main:main", text);
+    expect(gateway.logs()).toContain(`[${PLUGIN_ID}] stands aside on OpenClaw 2026.3.13`);
+    expect(systemPrompt).toContain(RECORD_HEADING(gateway.workspaceDir));
+    expect(systemPrompt).toContain(FACT);
+    expect(lastUser).not.toContain("Halcyon Drift");
+  });
+});
