@@ -120,11 +120,33 @@ export function lastLoggedConfigIssues(records: LogRecord[]): StatusReport["conf
     .filter((issue) => (seen.has(`${issue.key}:${issue.reason}`) ? false : (seen.add(`${issue.key}:${issue.reason}`), true)));
 }
 
+/** rootDir and indexed file names of one saved index: the binary `.idx` cache (header only) or the older `.json` one. */
+function readIndexSummary(file: string): { rootDir?: string; files?: string[] } {
+  const fd = fs.openSync(file, "r");
+  try {
+    const head = Buffer.alloc(8);
+    fs.readSync(fd, head, 0, 8, 0);
+    if (head.toString("latin1", 0, 4) === "OCIX") {
+      // src/memory/index-cache.ts: "OCIX", uint32 LE header length, JSON header ({ rootDir, files: [{ rel }] }).
+      const length = head.readUInt32LE(4);
+      if (length > 64 * 1024 * 1024) return {};
+      const header = Buffer.alloc(length);
+      fs.readSync(fd, header, 0, length, 8);
+      const parsed = JSON.parse(header.toString("utf8")) as { rootDir?: unknown; files?: { rel?: unknown }[] };
+      return { rootDir: typeof parsed.rootDir === "string" ? parsed.rootDir : undefined, files: Array.isArray(parsed.files) ? parsed.files.map((f) => String(f.rel)) : undefined };
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { rootDir?: unknown; files?: unknown };
+  return { rootDir: typeof parsed.rootDir === "string" ? parsed.rootDir : undefined, files: isObject(parsed.files) ? Object.keys(parsed.files) : undefined };
+}
+
 function indexStatus(dir: string): StatusReport["index"] {
   const files: IndexFileStatus[] = [];
   let names: string[] = [];
   try {
-    names = fs.readdirSync(dir).filter((name) => name.endsWith(".json"));
+    names = fs.readdirSync(dir).filter((name) => name.endsWith(".idx") || name.endsWith(".json"));
   } catch {
     return { dir, files };
   }
@@ -134,14 +156,14 @@ function indexStatus(dir: string): StatusReport["index"] {
     if (!stat.isFile()) continue;
     const entry: IndexFileStatus = { file, bytes: stat.size, savedAt: stat.mtime.toISOString() };
     try {
-      const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { rootDir?: unknown; files?: Record<string, { mtimeMs?: unknown }> };
-      if (typeof parsed.rootDir === "string") entry.rootDir = parsed.rootDir;
-      if (isObject(parsed.files)) {
-        entry.filesIndexed = Object.keys(parsed.files).length;
-        // Files changed on disk after the index saved them: the next turn re-reads them.
-        entry.staleFiles = Object.keys(parsed.files).filter((rel) => {
+      const summary = readIndexSummary(file);
+      if (summary.rootDir) entry.rootDir = summary.rootDir;
+      if (summary.files) {
+        entry.filesIndexed = summary.files.length;
+        // Files changed on disk after the index saved them (or gone): the next turn re-reads them.
+        entry.staleFiles = summary.files.filter((rel) => {
           try {
-            return fs.statSync(path.join(String(parsed.rootDir), rel)).mtimeMs > stat.mtimeMs;
+            return fs.statSync(path.join(String(summary.rootDir), rel)).mtimeMs > stat.mtimeMs;
           } catch {
             return true;
           }

@@ -159,10 +159,12 @@ describe("install / uninstall", () => {
     expect(missing.stderr).toContain(`workspace not found: ${path.join(path.dirname(config), ".openclaw", "workspace")}`);
   });
 
-  it("fails verification (exit 1) when the CLI reports a hook not eligible", async () => {
+  // install asks `hooks list` 5 times, 3 s apart, before it gives up: 12 s of fixed sleeps plus six
+  // CLI runs. The bound leaves a margin no machine misses (the test ends as soon as install does).
+  it("fails verification (exit 1) when the CLI reports a hook not eligible", { timeout: 180_000 }, async () => {
     const { ws, config } = setup(CONFIG);
     const fake = makeFakeOpenClaw();
-    const result = await runOpsScript("install.ts", ["--workspace", ws, "--config", config], { OPENCLAW_CLI: fake.bin, OPENCLAW_STATE_DIR: path.join(path.dirname(config), "state"), FAKE_OPENCLAW_BLOCKED: "ethos-context" });
+    const result = await runOpsScript("install.ts", ["--workspace", ws, "--config", config], { OPENCLAW_CLI: fake.bin, OPENCLAW_STATE_DIR: path.join(path.dirname(config), "state"), FAKE_OPENCLAW_BLOCKED: "ethos-context" }, 170_000);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ethos-context is not eligible \(disabled in config/);
   });

@@ -70,6 +70,11 @@ describe("npm run status", () => {
     fs.writeFileSync(path.join(ws, "memory", "a.md"), "# a\n");
     fs.writeFileSync(path.join(indexDir, "k.json"), JSON.stringify({ version: 1, key: "k", rootDir: ws, files: { "memory/a.md": {}, "memory/gone.md": {} } }));
     fs.utimesSync(path.join(ws, "memory", "a.md"), new Date(t / 1000 - 1), new Date(t / 1000 - 1));
+    // The binary cache of the index (src/memory/index-cache.ts): "OCIX", header length, JSON header.
+    const header = Buffer.from(JSON.stringify({ key: "b", rootDir: ws, files: [{ rel: "memory/a.md" }] }));
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(header.length);
+    fs.writeFileSync(path.join(indexDir, "b.idx"), Buffer.concat([Buffer.from("OCIX"), length, header, Buffer.alloc(64)]));
 
     const result = await runOpsScript("status.ts", ["--no-cli"], { OPENCLAW_STATE_DIR: state, OPENCLAW_CONFIG_PATH: config, OPENCLAW_CONTEXT_LOG_FILE: "" });
     expect(result.stderr).toBe("");
@@ -84,6 +89,7 @@ describe("npm run status", () => {
     expect(out).toMatch(/ {2}SUBAGENT\n {4}\d+ s ago {2}aci-bootstrap: SUBAGENT \(subagent\) kept=1/);
     // memory/gone.md no longer exists: counted as changed since the index was saved.
     expect(out).toMatch(new RegExp(`2 files of ${ws.replace(/[/\\]/g, "\\$&")}: \\d+ B, saved \\d+ s ago; 1 file\\(s\\) changed since`));
+    expect(out).toMatch(new RegExp(`1 files of ${ws.replace(/[/\\]/g, "\\$&")}: \\d+ B, saved \\d+ s ago; up to date with the files on disk`));
   });
 
   it("on an empty machine says what is missing instead of failing", async () => {
