@@ -4,32 +4,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { REPO_ROOT } from "../lib/paths.ts";
 import { markdownTable } from "../lib/table.ts";
 import { pct } from "../lib/metrics.ts";
 import type { RetrieverUnderTest } from "../lib/retriever-under-test.ts";
 import type { NonMemoryPrompt } from "./evaluate.ts";
 
-const MEMORY = `# Memory
-
-- I live in Lisbon with my partner Ana.
-- My cat is called Miso; she is a grey tabby.
-- I work as a backend engineer at a logistics startup.
-- Favourite coffee: cortado, no sugar.
-- Allergic to penicillin.
-- My bike is a blue Brompton.
-- Dentist: Dr. Ferreira, every six months.
-- I run on Tuesdays and Saturdays.
-- My sister Joana lives in Porto.
-- Prefer window seats on flights.
-- Learning Japanese on weekday mornings.
-- The home wifi router is in the hallway closet.
-- My car is a 2015 Honda Jazz.
-- Birthday: 14 March.
-- Ana's birthday is 2 September.
-- I keep the spare key with the neighbour in 3B.
-- Gym membership renews in January.
-- I don't eat pork.
-`;
+/** A new operator's 20-line MEMORY.md (fixtures/small-vault, shared with the unit test). */
+const MEMORY = fs.readFileSync(path.join(REPO_ROOT, "fixtures", "small-vault", "MEMORY.md"), "utf8");
 
 /** Question → the words of the one line that answers it. */
 export const SMALL_VAULT_QUESTIONS: readonly [string, string][] = [

@@ -12,26 +12,7 @@ import { workspaceMemorySources } from "../../src/memory/sources.ts";
 // A new operator's 20-line MEMORY.md: one fact per question. The hook's defaults must inject it
 // (it used to be `single-below-high`, nothing injected) and still stay quiet for prompts that are
 // not about the operator's memory.
-const MEMORY = `# Memory
-
-- I live in Lisbon with my partner Ana.
-- My cat is called Miso; she is a grey tabby.
-- I work as a backend engineer at a logistics startup.
-- Favourite coffee: cortado, no sugar.
-- Allergic to penicillin.
-- My bike is a blue Brompton.
-- Dentist: Dr. Ferreira, every six months.
-- I run on Tuesdays and Saturdays.
-- My sister Joana lives in Porto.
-- Prefer window seats on flights.
-- Learning Japanese on weekday mornings.
-- The home wifi router is in the hallway closet.
-- My car is a 2015 Honda Jazz.
-- Birthday: 14 March.
-- Ana's birthday is 2 September.
-- I keep the spare key with the neighbour in 3B.
-- Gym membership renews in January.
-`;
+const MEMORY = fs.readFileSync(path.join(import.meta.dirname, "..", "..", "fixtures", "small-vault", "MEMORY.md"), "utf8");
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "small-vault-"));
 let index: MemoryIndex;
