@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { readRegularFile } from "../fs/safe-read.ts";
-import { assembleContext } from "../context/assembler.ts";
-import type { AssemblerBudgets, AssemblerResult, SlotItem } from "../context/assembler.ts";
+import { assembleContext } from "./assembler.ts";
+import type { AssemblerBudgets, AssemblerResult, SlotItem } from "./assembler.ts";
 import { renderMemoryText } from "../context/neutralise.ts";
 import type { RetrievedMemory } from "../memory/types.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "./config.ts";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SLOTS, assembleContext, orderCorrections } from "../../src/context/assembler.ts";
-import type { AssemblerInput, SlotContent, SlotItem, SlotName } from "../../src/context/assembler.ts";
+import { SLOTS, assembleContext, orderCorrections } from "../../src/hygiene/assembler.ts";
+import type { AssemblerInput, SlotContent, SlotItem, SlotName } from "../../src/hygiene/assembler.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../../src/hygiene/config.ts";
 
