@@ -56,38 +56,14 @@ const MAX_TF = 0xffff;
 const STEP_SLOTS = 8192;
 const NO_DATE = 0;
 
-class Growable {
-  // Typed-array growth by doubling, so appends are amortised O(1).
-  static int32(array: Int32Array, need: number): Int32Array {
-    if (need <= array.length) return array;
-    const next = new Int32Array(Math.max(need, array.length * 2, 64));
-    next.set(array);
-    return next;
-  }
-  static uint32(array: Uint32Array, need: number): Uint32Array {
-    if (need <= array.length) return array;
-    const next = new Uint32Array(Math.max(need, array.length * 2, 64));
-    next.set(array);
-    return next;
-  }
-  static uint16(array: Uint16Array, need: number): Uint16Array {
-    if (need <= array.length) return array;
-    const next = new Uint16Array(Math.max(need, array.length * 2, 64));
-    next.set(array);
-    return next;
-  }
-  static float32(array: Float32Array, need: number): Float32Array {
-    if (need <= array.length) return array;
-    const next = new Float32Array(Math.max(need, array.length * 2, 64));
-    next.set(array);
-    return next;
-  }
-  static uint8(array: Uint8Array, need: number): Uint8Array {
-    if (need <= array.length) return array;
-    const next = new Uint8Array(Math.max(need, array.length * 2, 64));
-    next.set(array);
-    return next;
-  }
+type GrowableArray = Int32Array | Uint32Array | Uint16Array | Float32Array | Uint8Array;
+
+/** The same typed array with room for `need` entries: grows by doubling, so appends are amortised O(1). */
+function grow<T extends GrowableArray>(array: T, need: number): T {
+  if (need <= array.length) return array;
+  const next = new (array.constructor as new (length: number) => T)(Math.max(need, array.length * 2, 64));
+  next.set(array as never);
+  return next;
 }
 
 /** The `k` slots with the highest score (ties: lower slot first), best first: O(n log k). */
@@ -491,8 +467,8 @@ export class ChunkStore<M> {
       id = this.terms.length;
       this.terms.push(term);
       this.termIds.set(term, id);
-      this.documentFrequency = Growable.int32(this.documentFrequency, id + 1);
-      this.scratchCount = Growable.int32(this.scratchCount, id + 1);
+      this.documentFrequency = grow(this.documentFrequency, id + 1);
+      this.scratchCount = grow(this.scratchCount, id + 1);
     }
     return id;
   }
@@ -512,17 +488,17 @@ export class ChunkStore<M> {
   private appendSlot(file: StoredFile<M>, start: number, textLength: number, heading: number, date: number, confidence: number | undefined, length: number, distinct: readonly number[]): void {
     const slot = this.slots++;
     const need = slot + 1;
-    this.textStart = Growable.int32(this.textStart, need);
-    this.textLength = Growable.int32(this.textLength, need);
-    this.heading = Growable.int32(this.heading, need);
-    this.date = Growable.int32(this.date, need);
-    this.confidence = Growable.float32(this.confidence, need);
-    this.length = Growable.int32(this.length, need);
-    this.alive = Growable.uint8(this.alive, need);
-    this.forwardStart = Growable.int32(this.forwardStart, need);
-    this.forwardLength = Growable.int32(this.forwardLength, need);
-    this.forwardTerm = Growable.uint32(this.forwardTerm, this.forwardUsed + distinct.length);
-    this.forwardTf = Growable.uint16(this.forwardTf, this.forwardUsed + distinct.length);
+    this.textStart = grow(this.textStart, need);
+    this.textLength = grow(this.textLength, need);
+    this.heading = grow(this.heading, need);
+    this.date = grow(this.date, need);
+    this.confidence = grow(this.confidence, need);
+    this.length = grow(this.length, need);
+    this.alive = grow(this.alive, need);
+    this.forwardStart = grow(this.forwardStart, need);
+    this.forwardLength = grow(this.forwardLength, need);
+    this.forwardTerm = grow(this.forwardTerm, this.forwardUsed + distinct.length);
+    this.forwardTf = grow(this.forwardTf, this.forwardUsed + distinct.length);
     this.slotFile[slot] = file;
     this.textStart[slot] = start;
     this.textLength[slot] = textLength;
