@@ -64,6 +64,21 @@ export function realPathOrResolvedSync(dir: string): string {
   }
 }
 
+/** The checks on the open file's stat, shared by both readers: regular files only, size cap. */
+function refuseBeforeRead(stat: fs.Stats, lexical: string, options: SafeReadOptions): SafeReadResult | undefined {
+  if (!stat.isFile()) return { ok: false, path: lexical, reason: "not-a-file" };
+  if (stat.size > options.maxBytes && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${options.maxBytes} bytes` };
+  return undefined;
+}
+
+/** The result of a bounded read (at most maxBytes + 1 bytes were read), shared by both readers. */
+function resultAfterRead(read: { lexical: string; target: string; buffer: Buffer; filled: number; stat: fs.Stats }, options: SafeReadOptions): SafeReadResult {
+  const { lexical, target, buffer, filled, stat } = read;
+  const truncated = filled > options.maxBytes;
+  if (truncated && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `> ${options.maxBytes} bytes` };
+  return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, Math.min(filled, options.maxBytes)), truncated, mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
+}
+
 /** Read a regular file safely (see the header). `bytes.length <= maxBytes` on success. */
 export async function readRegularFile(file: string, options: SafeReadOptions): Promise<SafeReadResult> {
   const lexical = path.resolve(file);
@@ -84,8 +99,8 @@ export async function readRegularFile(file: string, options: SafeReadOptions): P
   try {
     handle = await fsp.open(target, READ_FLAGS);
     const stat = await handle.stat();
-    if (!stat.isFile()) return { ok: false, path: lexical, reason: "not-a-file" };
-    if (stat.size > options.maxBytes && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${options.maxBytes} bytes` };
+    const refused = refuseBeforeRead(stat, lexical, options);
+    if (refused) return refused;
     // Read at most maxBytes + 1, so a file that grows after fstat still cannot exceed the cap.
     const buffer = Buffer.alloc(Math.min(options.maxBytes, stat.size) + 1);
     let filled = 0;
@@ -94,9 +109,7 @@ export async function readRegularFile(file: string, options: SafeReadOptions): P
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    const truncated = filled > options.maxBytes;
-    if (truncated && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `> ${options.maxBytes} bytes` };
-    return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, Math.min(filled, options.maxBytes)), truncated, mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
+    return resultAfterRead({ lexical, target, buffer, filled, stat }, options);
   } catch (error) {
     return missingOrUnreadable(lexical, error);
   } finally {
@@ -124,8 +137,8 @@ export function readRegularFileSync(file: string, options: SafeReadOptions): Saf
   try {
     fd = fs.openSync(target, READ_FLAGS);
     const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return { ok: false, path: lexical, reason: "not-a-file" };
-    if (stat.size > options.maxBytes && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${options.maxBytes} bytes` };
+    const refused = refuseBeforeRead(stat, lexical, options);
+    if (refused) return refused;
     const buffer = Buffer.alloc(Math.min(options.maxBytes, stat.size) + 1);
     let filled = 0;
     while (filled < buffer.length) {
@@ -133,9 +146,7 @@ export function readRegularFileSync(file: string, options: SafeReadOptions): Saf
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    const truncated = filled > options.maxBytes;
-    if (truncated && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `> ${options.maxBytes} bytes` };
-    return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, Math.min(filled, options.maxBytes)), truncated, mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
+    return resultAfterRead({ lexical, target, buffer, filled, stat }, options);
   } catch (error) {
     return missingOrUnreadable(lexical, error);
   } finally {
