@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway } from "./gateway.ts";
 import type { Gateway } from "./gateway.ts";
 import { OPENCLAW_TARGETS } from "./versions.ts";
+import { waitForFileContaining } from "./wait-file.ts";
 
 // Same-turn memory injection on a real gateway: a `chat.send` about a fact that lives only in
 // memory/2026-02-22.md (core never loads daily memory files into the prompt) must put that fact
@@ -66,13 +66,9 @@ describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("etho
     expect(section).toContain("\n[2026-02-22]\n");
     expect(section).toContain(`\n- ${FACT}`);
     // Observability copy on disk: the same memories in story 007's layout, written in the background.
-    const deadline = Date.now() + 60_000; // ends as soon as the file is written
-    const written = () => fs.existsSync(recordPath) && fs.readFileSync(recordPath, "utf8").includes(FACT);
-    while (!written() && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(fs.readFileSync(recordPath, "utf8")).toContain(`**[2026-02-22]** ${FACT}`);
-    expect(fs.readFileSync(recordPath, "utf8")).toContain("<!-- ethos:context ts=");
+    const written = await waitForFileContaining(recordPath, FACT);
+    expect(written).toContain(`**[2026-02-22]** ${FACT}`);
+    expect(written).toContain("<!-- ethos:context ts=");
   });
 
   it("a group session asking the same thing gets nothing", { timeout: 120_000 }, async () => {

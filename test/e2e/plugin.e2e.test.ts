@@ -6,6 +6,7 @@ import { startGateway } from "./gateway.ts";
 import type { Gateway } from "./gateway.ts";
 import { messageText } from "./mock-model.ts";
 import type { RecordedRequest } from "./mock-model.ts";
+import { waitForFileContaining } from "./wait-file.ts";
 
 // The companion plugin on real gateways. On 2026.9.6 the memory block travels as prependContext on
 // this turn's user message (the system prompt stays byte-identical from turn to turn), subagents get
@@ -76,7 +77,7 @@ describe("companion plugin on OpenClaw 2026.9.6", () => {
     expect(first.systemPrompt).not.toContain("Halcyon Drift");
     expect(first.systemPrompt).not.toContain(RECORD_HEADING(gateway.workspaceDir));
     // ETHOS_CONTEXT.md is still written for operators (by the plugin's service).
-    expect(fs.readFileSync(path.join(gateway.workspaceDir, "ETHOS_CONTEXT.md"), "utf8")).toContain(FACT);
+    expect(await waitForFileContaining(path.join(gateway.workspaceDir, "ETHOS_CONTEXT.md"), FACT)).toContain(FACT);
 
     // Two more turns (chit-chat, coding): the system prompt stays byte-identical.
     const second = await chatSend(gateway, "agent:main:main", "Thanks, that is all for now, have a nice evening!");
