@@ -11,7 +11,9 @@
 //  - the wait is 10 s instead of `awaitTimeoutMs` (250 ms), so a busy benchmark machine cannot turn
 //    a slow search into "nothing injected"; how often a real turn misses the wait is the scale
 //    benchmark's number;
-//  - every question is a fresh main session (de-duplication across turns never hides a memory).
+//  - every question is a fresh main session (de-duplication across turns never hides a memory);
+//  - every turn re-checks the memory files for changes, as a gateway turn does (its turns come
+//    seconds apart, past the 1 s refresh interval), though benchmark turns come back to back.
 import { defaultEthosContextConfig } from "../../src/context/config.ts";
 import { formatContextBlock } from "../../src/context/format.ts";
 import { prepareQuery } from "../../src/context/pipeline.ts";
@@ -76,7 +78,9 @@ export async function loadBundle(kind: IndexKind = "compact"): Promise<Retriever
       const openclawConfig = (overrides: Record<string, unknown> = {}): OpenClawConfig =>
         ({ hooks: { internal: { entries: { [HOOK_KEYS.ethosContext]: { writeContextFile: false, memory: { indexCacheDir: cacheDir }, ...overrides } } } } }) as OpenClawConfig;
       const config = { ...CONFIG, memory: { ...CONFIG.memory, indexCacheDir: cacheDir } };
-      const options = memoryIndexOptions(config);
+      // Every turn re-checks the memory files, as a gateway turn does: its turns come seconds
+      // apart, past the hook's 1 s refresh interval, while a benchmark's come back to back.
+      const options = { ...memoryIndexOptions(config), minRefreshIntervalMs: 0 };
       // The service's own shared index for this workspace (same key), so ranking and turns use one index.
       const legacy = kind === "legacy" ? await openLegacy(workspaceDir, options) : undefined;
       const index = legacy?.index ?? sharedMemoryIndex(workspaceMemorySources(workspaceDir, config.memory.extraGlobs), options);

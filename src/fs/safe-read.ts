@@ -20,6 +20,8 @@ export type SafeReadOptions = {
   maxBytes: number;
   /** When set, the real path of the file must lie inside the real path of this folder. */
   root?: string;
+  /** The real path of `root`, when the caller resolved it already (many reads under one root). */
+  realRoot?: string;
   /** Read the first maxBytes of a bigger file instead of refusing it (`truncated` says so). */
   truncate?: boolean;
 };
@@ -71,6 +73,15 @@ function refuseBeforeRead(stat: fs.Stats, lexical: string, options: SafeReadOpti
   return undefined;
 }
 
+/**
+ * Reads fill a buffer of min(size, maxBytes) + 1 bytes, so a file that grows after fstat still
+ * cannot exceed the cap. They stop once the size fstat reported is in (no extra read just to see
+ * the end of the file); a file reporting size 0 (procfs and the like) is read until it ends.
+ */
+function readEnough(filled: number, stat: fs.Stats): boolean {
+  return stat.size > 0 && filled === stat.size;
+}
+
 /** The result of a bounded read (at most maxBytes + 1 bytes were read), shared by both readers. */
 function resultAfterRead(read: { lexical: string; target: string; buffer: Buffer; filled: number; stat: fs.Stats }, options: SafeReadOptions): SafeReadResult {
   const { lexical, target, buffer, filled, stat } = read;
@@ -79,42 +90,100 @@ function resultAfterRead(read: { lexical: string; target: string; buffer: Buffer
   return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, Math.min(filled, options.maxBytes)), truncated, mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
 }
 
-/** Read a regular file safely (see the header). `bytes.length <= maxBytes` on success. */
-export async function readRegularFile(file: string, options: SafeReadOptions): Promise<SafeReadResult> {
+/**
+ * Read a regular file safely (see the header). `bytes.length <= maxBytes` on success.
+ * Built on the callback API in one promise: the FileHandle API costs about four times as much
+ * event-loop time per file (measured on 2,225 memory files: 235 ms → 64 ms), and a cold index
+ * build reads every memory file.
+ */
+export function readRegularFile(file: string, options: SafeReadOptions): Promise<SafeReadResult> {
   const lexical = path.resolve(file);
-  let target = lexical;
-  if (options.root !== undefined) {
-    const root = path.resolve(options.root);
-    if (!isPathInside(root, lexical)) return { ok: false, path: lexical, reason: "outside-root" };
-    let realRoot: string;
-    try {
-      realRoot = await fsp.realpath(root);
-      target = await fsp.realpath(lexical);
-    } catch (error) {
-      return missingOrUnreadable(lexical, error);
-    }
-    if (!isPathInside(realRoot, target)) return { ok: false, path: lexical, reason: "outside-root" };
-  }
-  let handle: fsp.FileHandle | undefined;
-  try {
-    handle = await fsp.open(target, READ_FLAGS);
-    const stat = await handle.stat();
-    const refused = refuseBeforeRead(stat, lexical, options);
-    if (refused) return refused;
-    // Read at most maxBytes + 1, so a file that grows after fstat still cannot exceed the cap.
-    const buffer = Buffer.alloc(Math.min(options.maxBytes, stat.size) + 1);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return resultAfterRead({ lexical, target, buffer, filled, stat }, options);
-  } catch (error) {
-    return missingOrUnreadable(lexical, error);
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result: SafeReadResult) => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    const fail = (error: unknown) => settle(missingOrUnreadable(lexical, error));
+    // A callback that throws (a path with a NUL byte, say) must not become an uncaught exception
+    // in the gateway: it fails the read instead.
+    const guarded = <A extends unknown[]>(body: (...args: A) => void, onError: (error: unknown) => void = fail) => (...args: A) => {
+      try {
+        body(...args);
+      } catch (error) {
+        onError(error);
+      }
+    };
+    const readOpen = (target: string, fd: number) => {
+      // Every way out closes the descriptor first.
+      const finish = (result: SafeReadResult) => fs.close(fd, () => settle(result));
+      const failOpen = (error: unknown) => finish(missingOrUnreadable(lexical, error));
+      fs.fstat(
+        fd,
+        guarded((statError: NodeJS.ErrnoException | null, stat: fs.Stats) => {
+          if (statError) return failOpen(statError);
+          const refused = refuseBeforeRead(stat, lexical, options);
+          if (refused) return finish(refused);
+          // Not zero-filled: only the bytes read are ever handed out (`resultAfterRead`).
+          const buffer = Buffer.allocUnsafe(Math.min(options.maxBytes, stat.size) + 1);
+          let filled = 0;
+          const done = () => finish(resultAfterRead({ lexical, target, buffer, filled, stat }, options));
+          const readMore = (): void => {
+            if (filled >= buffer.length || readEnough(filled, stat)) return done();
+            fs.read(
+              fd,
+              buffer,
+              filled,
+              buffer.length - filled,
+              filled,
+              guarded((readError: NodeJS.ErrnoException | null, bytesRead: number) => {
+                if (readError) return failOpen(readError);
+                if (bytesRead === 0) return done();
+                filled += bytesRead;
+                readMore();
+              }, failOpen),
+            );
+          };
+          readMore();
+        }, failOpen),
+      );
+    };
+    const open = (target: string) =>
+      fs.open(
+        target,
+        READ_FLAGS,
+        guarded((openError: NodeJS.ErrnoException | null, fd: number) => {
+          if (openError) return fail(openError);
+          readOpen(target, fd);
+        }),
+      );
+    guarded(() => {
+      if (options.root === undefined) return open(lexical);
+      const root = path.resolve(options.root);
+      if (!isPathInside(root, lexical)) return settle({ ok: false, path: lexical, reason: "outside-root" });
+      const withRealRoot = (then: (realRoot: string) => void) =>
+        options.realRoot !== undefined
+          ? then(options.realRoot)
+          : fs.realpath.native(
+              root,
+              guarded((rootError: NodeJS.ErrnoException | null, realRoot: string) => {
+                if (rootError) return fail(rootError);
+                then(realRoot);
+              }),
+            );
+      withRealRoot((realRoot) => {
+          fs.realpath.native(
+            lexical,
+            guarded((targetError: NodeJS.ErrnoException | null, target: string) => {
+              if (targetError) return fail(targetError);
+              if (!isPathInside(realRoot, target)) return settle({ ok: false, path: lexical, reason: "outside-root" });
+              open(target);
+            }),
+          );
+      });
+    })();
+  });
 }
 
 /** Synchronous twin for the few start-up readers (ethos.toml, openclaw.json). */
@@ -126,7 +195,7 @@ export function readRegularFileSync(file: string, options: SafeReadOptions): Saf
     if (!isPathInside(root, lexical)) return { ok: false, path: lexical, reason: "outside-root" };
     let realRoot: string;
     try {
-      realRoot = fs.realpathSync(root);
+      realRoot = options.realRoot ?? fs.realpathSync(root);
       target = fs.realpathSync(lexical);
     } catch (error) {
       return missingOrUnreadable(lexical, error);
@@ -141,7 +210,7 @@ export function readRegularFileSync(file: string, options: SafeReadOptions): Saf
     if (refused) return refused;
     const buffer = Buffer.alloc(Math.min(options.maxBytes, stat.size) + 1);
     let filled = 0;
-    while (filled < buffer.length) {
+    while (filled < buffer.length && !readEnough(filled, stat)) {
       const bytesRead = fs.readSync(fd, buffer, filled, buffer.length - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;

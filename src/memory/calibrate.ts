@@ -46,7 +46,9 @@ export function calibratedScore(queryTerms: readonly string[], chunk: ChunkTerms
   let matchedIdf = 0;
   let weightedSaturation = 0;
   const lengthNorm = 1 - BM25_B + BM25_B * (stats.averageLength > 0 ? chunk.length / stats.averageLength : 1);
-  for (const term of new Set(queryTerms)) {
+  for (let i = 0; i < queryTerms.length; i++) {
+    const term = queryTerms[i];
+    if (queryTerms.indexOf(term) !== i) continue; // a repeated term counts once (no Set per call: hot path)
     const idf = termWeight(term) * inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount);
     totalIdf += idf;
     const tf = chunk.termFrequency[term] ?? 0;

@@ -255,12 +255,32 @@ export class ChunkStore<M> {
     return chunkId(file.rel, file.text.slice(start, start + this.textLength[slot]));
   }
 
-  /** Every analysed term of the chunk in `slot` with its count (pseudo-relevance feedback). */
+  /** Every analysed term of the chunk in `slot` with its count (pseudo-relevance feedback, best hits only). */
   termFrequencies(slot: number): Record<string, number> {
     const termFrequency: Record<string, number> = {};
     const start = this.forwardStart[slot];
     for (let i = start; i < start + this.forwardLength[slot]; i++) termFrequency[this.terms[this.forwardTerm[i]]!] = this.forwardTf[i];
     return termFrequency;
+  }
+
+  /** Does the chunk in `slot` hold the analysed `term`? (A scan of its forward list: no table built.) */
+  hasTerm(slot: number, term: string): boolean {
+    const id = this.termIds.get(term);
+    if (id === undefined) return false;
+    const { forwardTerm } = this;
+    const end = this.forwardStart[slot] + this.forwardLength[slot];
+    for (let i = this.forwardStart[slot]; i < end; i++) if (forwardTerm[i] === id) return true;
+    return false;
+  }
+
+  /** The counts of `terms` (analysed query terms) in the chunk in `slot`; absent terms are left out. */
+  countsOf(slot: number, terms: readonly string[]): Record<string, number> {
+    const wanted = new Map<number, string>();
+    for (const term of terms) {
+      const id = this.termIds.get(term);
+      if (id !== undefined) wanted.set(id, term);
+    }
+    return this.matchedCounts(slot, wanted);
   }
 
   /** Length of the chunk in `slot`, in analysed terms (calibration). */
@@ -333,15 +353,7 @@ export class ChunkStore<M> {
     // Keep the best `limits.candidates` by BM25 (ties: lower slot first, so results are stable).
     const best = topSlots(touched, score, limits.candidates);
     const wanted = new Map(known.map(({ term, id }) => [id, term]));
-    const candidates = best.map((slot): StoreCandidate => {
-      const termFrequency: Record<string, number> = {};
-      const start = this.forwardStart[slot];
-      for (let i = start; i < start + this.forwardLength[slot]; i++) {
-        const term = wanted.get(this.forwardTerm[i]);
-        if (term !== undefined) termFrequency[term] = this.forwardTf[i];
-      }
-      return { slot, bm25: score[slot], termFrequency, length: this.length[slot] };
-    });
+    const candidates = best.map((slot): StoreCandidate => ({ slot, bm25: score[slot], termFrequency: this.matchedCounts(slot, wanted), length: this.length[slot] }));
     for (const slot of touched) {
       score[slot] = 0;
       seen[slot] = 0;
@@ -459,6 +471,17 @@ export class ChunkStore<M> {
     }
     this.totalLength += total;
     return offset;
+  }
+
+  /** Counts of the wanted term ids (id → term) in the chunk in `slot`. */
+  private matchedCounts(slot: number, wanted: ReadonlyMap<number, string>): Record<string, number> {
+    const termFrequency: Record<string, number> = {};
+    const end = this.forwardStart[slot] + this.forwardLength[slot];
+    for (let i = this.forwardStart[slot]; i < end; i++) {
+      const term = wanted.get(this.forwardTerm[i]);
+      if (term !== undefined) termFrequency[term] = this.forwardTf[i];
+    }
+    return termFrequency;
   }
 
   private termId(term: string): number {

@@ -31,23 +31,18 @@ const TITLE_SEPARATOR = "\u0001";
 const encodeHeadings = (headings: readonly string[][]) => headings.map((h) => h.map((t) => t.replaceAll(TITLE_SEPARATOR, "\ufffd")).join(TITLE_SEPARATOR)).join("\n");
 const decodeHeadings = (text: string) => text.split("\n").map((line) => (line ? line.split(TITLE_SEPARATOR) : []));
 
-/** Encodes in steps, handing the event loop back between them (each is a few ms at 100k chunks). */
+/**
+ * Encodes in steps, handing the event loop back between them (each is a few ms at 100k chunks).
+ * Every section's size is known up front, so the file is one buffer written in place: the texts
+ * go straight into it, file by file (no second copy of the vault's text at the peak).
+ */
 export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: StoreSnapshot<M>): Promise<Buffer> {
-  // The texts, file by file into one buffer, so no step encodes the whole vault at once.
   const textBytes = snapshot.files.map((f) => Buffer.byteLength(f.text, "utf8"));
-  const text = Buffer.alloc(textBytes.reduce((sum, n) => sum + n, 0));
-  let written = 0;
-  for (const [i, f] of snapshot.files.entries()) {
-    written += text.write(f.text, written, "utf8");
-    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
-  }
-  await pause();
   const terms = Buffer.from(snapshot.terms.join("\n"), "utf8");
   await pause();
   const headings = Buffer.from(encodeHeadings(snapshot.headings), "utf8");
   await pause();
-  const sections: [SectionName, Buffer][] = [
-    ["text", text],
+  const arrays: [SectionName, Buffer][] = [
     ["terms", terms],
     ["headings", headings],
     ["textStart", bytesOf(snapshot.textStart)],
@@ -62,10 +57,12 @@ export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: Sto
   ];
   const offsets = {} as Header<M>["sections"];
   let offset = 0;
-  for (const [name, bytes] of sections) {
-    offsets[name] = [offset, bytes.length];
-    offset = align4(offset + bytes.length);
-  }
+  const place = (name: SectionName, bytes: number) => {
+    offsets[name] = [offset, bytes];
+    offset = align4(offset + bytes);
+  };
+  place("text", textBytes.reduce((sum, n) => sum + n, 0));
+  for (const [name, bytes] of arrays) place(name, bytes.length);
   const header: Header<M> = {
     ...identity,
     version: INDEX_CACHE_VERSION,
@@ -74,14 +71,18 @@ export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: Sto
     sections: offsets,
   };
   const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
-  const prefix = Buffer.alloc(align4(8 + headerBytes.length));
-  prefix.write(MAGIC, 0, "latin1");
-  prefix.writeUInt32LE(headerBytes.length, 4);
-  headerBytes.copy(prefix, 8);
+  const base = align4(8 + headerBytes.length);
+  const out = Buffer.alloc(base + offset);
+  out.write(MAGIC, 0, "latin1");
+  out.writeUInt32LE(headerBytes.length, 4);
+  headerBytes.copy(out, 8);
   await pause();
-  const out = Buffer.alloc(prefix.length + offset);
-  prefix.copy(out, 0);
-  for (const [name, bytes] of sections) bytes.copy(out, prefix.length + offsets[name][0]);
+  let at = base + offsets.text[0];
+  for (const [i, f] of snapshot.files.entries()) {
+    at += out.write(f.text, at, "utf8");
+    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
+  }
+  for (const [name, bytes] of arrays) bytes.copy(out, base + offsets[name][0]);
   return out;
 }
 

@@ -21,9 +21,24 @@ export type RerankCandidate = {
   rawScore: number;
   /** Calibrated relevance in [0, 1], confidence weight applied. */
   relevance: number;
-  /** Analysed term frequencies of the chunk (pseudo-relevance feedback). */
-  termFrequency?: Readonly<Record<string, number>>;
+  /** The chunk's analysed terms (pseudo-relevance feedback). */
+  terms?: CandidateTerms;
 };
+
+/**
+ * A candidate's analysed terms, read on demand: feedback lists the terms of the best few hits in
+ * full and asks every other candidate only whether it holds each chosen term (an index answers
+ * that from its forward list without building a table per candidate).
+ */
+export type CandidateTerms = {
+  counts(): Iterable<readonly [string, number]>;
+  has(term: string): boolean;
+};
+
+/** `CandidateTerms` over a plain term → count table. */
+export function termsOfTable(termFrequency: Readonly<Record<string, number>>): CandidateTerms {
+  return { counts: () => Object.entries(termFrequency), has: (term) => (termFrequency[term] ?? 0) > 0 };
+}
 
 export type RerankContext = {
   /** The query as the user wrote it (dates and names are read from it). */
@@ -34,6 +49,8 @@ export type RerankContext = {
   idf: (term: string) => number;
   /** The chunk that follows `id` in its file, when the index knows it (the reply to a question). */
   next?: (id: string) => RerankCandidate | undefined;
+  /** Order of two candidates tied on score and BM25 (default: by id). */
+  compareIds?: (a: string, b: string) => number;
 };
 
 export type RerankWeights = {
@@ -125,8 +142,11 @@ function isQuestion(text: string): boolean {
   return mark >= 0 && ENDS_WITH_QUESTION.test(text.slice(mark));
 }
 
-/** Re-order candidates (best first) with the signals above; scores stay in [0, 1]. */
-export function rerank(candidates: readonly RerankCandidate[], context: RerankContext, weights: RerankWeights = DEFAULT_RERANK_WEIGHTS): Reranked[] {
+/**
+ * Re-order candidates (best first) with the signals above; scores stay in [0, 1]. At most `limit`
+ * results are returned (scores are kept per position; only the returned ones become objects).
+ */
+export function rerank(candidates: readonly RerankCandidate[], context: RerankContext, weights: RerankWeights = DEFAULT_RERANK_WEIGHTS, limit = Number.POSITIVE_INFINITY): Reranked[] {
   if (candidates.length === 0) return [];
   const queryTerms = new Set(context.queryTerms);
 
@@ -140,7 +160,10 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
   const period = weights.date > 0 ? queryPeriod(context.query) : undefined;
   const prf = weights.prf > 0 ? feedbackTerms(candidates, context, weights) : undefined;
 
-  const scored = new Map<string, Reranked>();
+  // The pool grows by the replies the answer signal brings in; `scores` runs parallel to it.
+  const pool: RerankCandidate[] = [];
+  const scores: number[] = [];
+  const at = new Map<string, number>();
   candidates.forEach((candidate, i) => {
     let factor = 1;
     if (namedSpeakers.size > 0) {
@@ -148,37 +171,52 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
       if (speaker && namedSpeakers.has(speaker)) factor *= 1 + weights.speaker;
     }
     if (period && dateMatches(candidate.date, period)) factor *= 1 + weights.date;
-    if (prf && candidate.termFrequency) factor *= 1 + weights.prf * overlap(candidate.termFrequency, prf);
-    scored.set(candidate.id, { ...candidate, score: clamp(candidate.relevance * factor) });
+    if (prf && candidate.terms) factor *= 1 + weights.prf * overlap(candidate.terms, prf);
+    const score = clamp(candidate.relevance * factor);
+    const known = at.get(candidate.id);
+    if (known !== undefined) {
+      pool[known] = candidate; // the same id twice: the later one counts, in the first one's place
+      scores[known] = score;
+      return;
+    }
+    at.set(candidate.id, pool.length);
+    pool.push(candidate);
+    scores.push(score);
   });
 
   // The reply to a matching question carries the answer the question only asks about.
   if (weights.answer > 0 && context.next) {
-    for (const asked of [...scored.values()]) {
-      if (!isQuestion(asked.text)) continue;
-      const reply = context.next(asked.id);
+    const asking = pool.length;
+    for (let i = 0; i < asking; i++) {
+      if (!isQuestion(pool[i].text)) continue;
+      const reply = context.next(pool[i].id);
       if (!reply) continue;
-      const lent = asked.score * weights.answer;
-      const known = scored.get(reply.id);
-      if (known) {
-        if (lent > known.score) known.score = lent;
+      const lent = scores[i] * weights.answer;
+      const known = at.get(reply.id);
+      if (known !== undefined) {
+        if (lent > scores[known]) scores[known] = lent;
       } else {
-        scored.set(reply.id, { ...reply, score: clamp(lent) });
+        at.set(reply.id, pool.length);
+        pool.push(reply);
+        scores.push(clamp(lent));
       }
     }
   }
 
-  return [...scored.values()].sort((a, b) => b.score - a.score || b.rawScore - a.rawScore || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const compareIds = context.compareIds ?? ((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0));
+  const order = pool.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || pool[b].rawScore - pool[a].rawScore || compareIds(pool[a].id, pool[b].id));
+  return order.slice(0, Math.min(order.length, limit)).map((i) => ({ ...pool[i], score: scores[i] }));
 }
 
 /** Top terms of the best hits that the query does not already hold, weighted by idf × frequency. */
 function feedbackTerms(candidates: readonly RerankCandidate[], context: RerankContext, weights: RerankWeights): Feedback | undefined {
   const top = [...candidates].sort((a, b) => b.relevance - a.relevance).slice(0, weights.prfDocs);
   const weight = new Map<string, number>();
+  const asked = new Set(context.queryTerms);
   for (const candidate of top) {
-    if (!candidate.termFrequency) continue;
-    for (const [term, tf] of Object.entries(candidate.termFrequency)) {
-      if (context.queryTerms.includes(term)) continue;
+    if (!candidate.terms) continue;
+    for (const [term, tf] of candidate.terms.counts()) {
+      if (asked.has(term)) continue;
       weight.set(term, (weight.get(term) ?? 0) + Math.min(tf, 2) * context.idf(term));
     }
   }
@@ -191,9 +229,9 @@ function feedbackTerms(candidates: readonly RerankCandidate[], context: RerankCo
 type Feedback = { terms: string[]; shares: number[] };
 
 /** Share of the feedback terms' weight that the chunk holds, in [0, 1]. */
-function overlap(termFrequency: Readonly<Record<string, number>>, feedback: Feedback): number {
+function overlap(terms: CandidateTerms, feedback: Feedback): number {
   let share = 0;
-  for (let i = 0; i < feedback.terms.length; i++) if (termFrequency[feedback.terms[i]]) share += feedback.shares[i];
+  for (let i = 0; i < feedback.terms.length; i++) if (terms.has(feedback.terms[i])) share += feedback.shares[i];
   return share;
 }
 

@@ -66,9 +66,10 @@ function warnOnce(file: string, reason: string, message: string): void {
  * One memory file's text for the index, through the shared safe reader: a regular file whose real
  * path stays inside the real root (a `memory/` folder that is a link to elsewhere is not indexed),
  * at most maxBytes, and not binary (a NUL byte: skipped with one warning). Undefined when skipped.
+ * `realRoot`: the root's real path, resolved once by a caller that reads many files.
  */
-export async function readMemorySourceFile(rootDir: string, file: string, maxBytes: number): Promise<string | undefined> {
-  const read = await readRegularFile(file, { maxBytes, root: rootDir });
+export async function readMemorySourceFile(rootDir: string, file: string, maxBytes: number, realRoot?: string): Promise<string | undefined> {
+  const read = await readRegularFile(file, { maxBytes, root: rootDir, ...(realRoot !== undefined ? { realRoot } : {}) });
   if (!read.ok) {
     if (read.reason === "outside-root") warnOnce(file, read.reason, "memory file is a link out of its folder, not indexed");
     else if (read.reason === "not-a-file") warnOnce(file, read.reason, "memory path is not a regular file, not indexed");

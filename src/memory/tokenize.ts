@@ -26,17 +26,18 @@ const COMBINING_MARKS = /\p{M}+/gu;
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 const ASCII_WORD_SPLIT = /[^a-z0-9]+/;
 
-// Stemming is the costliest step and a vault repeats few words: remember recent stems (bounded).
-const STEM_CACHE_MAX = 50_000;
-const stems = new Map<string, string>();
-function stem(word: string): string {
-  let stemmed = stems.get(word);
-  if (stemmed === undefined) {
-    stemmed = stemmer(word);
-    if (stems.size >= STEM_CACHE_MAX) stems.clear();
-    stems.set(word, stemmed);
+// Stemming is the costliest step and a vault repeats few words: remember what each recent word
+// becomes (its stem, or null when it is dropped), so a repeated word costs one lookup (bounded).
+const WORD_CACHE_MAX = 50_000;
+const termOfWord = new Map<string, string | null>();
+function analyzeWord(word: string): string | null {
+  let term = termOfWord.get(word);
+  if (term === undefined) {
+    term = (word.length < 2 && !/^\p{N}$/u.test(word)) || STOPWORDS.has(word) ? null : stemmer(word);
+    if (termOfWord.size >= WORD_CACHE_MAX) termOfWord.clear();
+    termOfWord.set(word, term);
   }
-  return stemmed;
+  return term;
 }
 
 /** Normalised, stemmed terms of `text`, in order, duplicates kept (term frequency matters). */
@@ -45,9 +46,8 @@ export function analyzeText(text: string): string[] {
   const ascii = ASCII_ONLY.test(text);
   const normalised = ascii ? text.toLowerCase() : text.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
   for (const word of normalised.split(ascii ? ASCII_WORD_SPLIT : WORD_SPLIT)) {
-    if (word.length < 2 && !/^\p{N}$/u.test(word)) continue;
-    if (STOPWORDS.has(word)) continue;
-    terms.push(stem(word));
+    const term = analyzeWord(word);
+    if (term !== null) terms.push(term);
   }
   return terms;
 }

@@ -143,6 +143,31 @@ describe("large and binary inputs are cut before they are processed (item 7)", (
     expect(cutText("a\u{1F600}b", 2)).toBe("a"); // never half a surrogate pair
   });
 
+  it("the shared reader never throws: a path with a NUL byte, a missing file, a folder, a link out of the root", async () => {
+    expect(await readRegularFile(path.join(workspace, "bad\u0000name.md"), { maxBytes: 1024, root: workspace })).toMatchObject({ ok: false });
+    expect(await readRegularFile(path.join(workspace, "bad\u0000name.md"), { maxBytes: 1024 })).toMatchObject({ ok: false });
+    expect(await readRegularFile(path.join(workspace, "no-such.md"), { maxBytes: 1024, root: workspace })).toMatchObject({ ok: false, reason: "missing" });
+    expect(await readRegularFile(path.join(workspace, "memory"), { maxBytes: 1024, root: workspace })).toMatchObject({ ok: false, reason: "not-a-file" });
+    const outside = path.join(root, "outside-secret.md");
+    fs.writeFileSync(outside, "secret");
+    fs.symlinkSync(outside, path.join(workspace, "link-out.md"));
+    // The same answer whether the caller passes the root's real path or lets the reader resolve it.
+    for (const realRoot of [undefined, fs.realpathSync(workspace)]) {
+      const options = { maxBytes: 1024, root: workspace, ...(realRoot ? { realRoot } : {}) };
+      expect(await readRegularFile(path.join(workspace, "link-out.md"), options)).toMatchObject({ ok: false, reason: "outside-root" });
+    }
+  });
+
+  it("the shared reader returns exactly the file's bytes (one read when the size is known, files of every size)", async () => {
+    for (const size of [0, 1, 4095, 4096, 4097, 70_000]) {
+      const file = path.join(workspace, `sized-${size}.md`);
+      const bytes = Buffer.alloc(size, 0x61);
+      fs.writeFileSync(file, bytes);
+      const read = await readRegularFile(file, { maxBytes: 100_000, root: workspace });
+      expect(read.ok && read.bytes.equals(bytes), `size ${size}`).toBe(true);
+    }
+  });
+
   it("the shared reader refuses oversized files unless asked to truncate", async () => {
     const file = path.join(workspace, "big.md");
     fs.writeFileSync(file, "x".repeat(5000));

@@ -4,6 +4,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
+import { flushContextFileWrites, writeContextFile } from "../../src/context/context-file.ts";
 import { MemoryIndex, buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import { folderMemorySources, workspaceMemorySources } from "../../src/memory/sources.ts";
 
@@ -152,5 +153,69 @@ describe("persistent index cache (path + size + mtime)", () => {
     const index = new MemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
     const [a, b] = await Promise.all([index.refresh(), index.refresh()]);
     expect(a).toBe(b);
+  });
+});
+
+describe("change watching (a turn checks the files only after something changed)", () => {
+  const open: MemoryIndex[] = [];
+  afterEach(() => open.splice(0).forEach((index) => index.close()));
+  const watched = async (spec = workspaceMemorySources(ws)) => {
+    const index = new MemoryIndex(spec, { cacheDir: false });
+    open.push(index);
+    await index.refresh();
+    // The first check starts the watches; one more settles them (a folder watched only from now
+    // on may have changed unseen, so that check is not skipped).
+    expect(await index.refresh()).toMatchObject({ checked: true });
+    return index;
+  };
+
+  it("a quiet vault is not checked again; an edit, a new file and a removal each are seen by the next refresh", async () => {
+    const index = await watched();
+    expect(await index.refresh()).toMatchObject({ checked: false, files: 3, filesRead: 0 });
+    // What no pattern can match does not count: the per-turn ETHOS_CONTEXT.md (written atomically,
+    // through a hidden temp file), other workspace files, editor swap files.
+    await writeContextFile(ws, "Relevant memories: none");
+    await flushContextFileWrites();
+    write("AGENTS.md", "# Agents\n");
+    write("memory/.2026-02-22.md.swp", "swap");
+    expect(await index.refresh()).toMatchObject({ checked: false });
+
+    fs.appendFileSync(path.join(ws, "memory/2026-02-22.md"), "Jeff's kayak is yellow.\n");
+    expect(await index.refresh()).toMatchObject({ checked: true, filesRead: 1, changed: true });
+    expect(index.search("kayak", 1)[0]?.text).toContain("yellow");
+    expect(await index.refresh()).toMatchObject({ checked: false });
+
+    write("memory/2026-03-01.md", "- Jeff booked the dentist for March 9.\n");
+    expect(await index.refresh()).toMatchObject({ checked: true, files: 4 });
+    expect(index.search("dentist", 1)[0]?.file).toBe("memory/2026-03-01.md");
+
+    fs.rmSync(path.join(ws, "MEMORY.md"));
+    expect(await index.refresh()).toMatchObject({ checked: true, files: 3, changed: true });
+    expect(index.search("cortado", 3)).toEqual([]);
+  });
+
+  it("a file in a new sub-folder of a ** pattern's folder is seen (the parent's watch notices the folder)", async () => {
+    write("notes/a.md", "- Jeff prefers window seats.\n");
+    const index = await watched(workspaceMemorySources(ws, ["notes/**/*.md"]));
+    expect(await index.refresh()).toMatchObject({ checked: false });
+    write("notes/trips/2026/lisbon.md", "- The Lisbon trip is booked for May.\n");
+    // The folder appeared: the next check finds the file (and watches its folders from then on).
+    expect(await index.refresh()).toMatchObject({ checked: true });
+    expect(index.search("Lisbon trip", 1)[0]?.file).toBe("notes/trips/2026/lisbon.md");
+  });
+
+  it("watchForChanges: false checks every file on every refresh", async () => {
+    const index = new MemoryIndex(workspaceMemorySources(ws), { cacheDir: false, watchForChanges: false });
+    await index.refresh();
+    await index.refresh();
+    expect(await index.refresh()).toMatchObject({ checked: true, filesReused: 3 });
+  });
+
+  it("close() stops watching: the index stays usable and checks in full", async () => {
+    const index = await watched();
+    index.close();
+    expect(await index.refresh()).toMatchObject({ checked: true });
+    write("memory/2026-03-02.md", "- Jeff's bike is at the shop.\n");
+    expect(await index.refresh()).toMatchObject({ checked: true, files: 4 });
   });
 });

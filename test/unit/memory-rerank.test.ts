@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_RERANK_WEIGHTS, dateMatches, queryPeriod, rerank, speakerOf } from "../../src/memory/rerank.ts";
+import { DEFAULT_RERANK_WEIGHTS, dateMatches, queryPeriod, rerank, speakerOf, termsOfTable } from "../../src/memory/rerank.ts";
 import type { RerankCandidate, RerankWeights } from "../../src/memory/rerank.ts";
 import { buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import { workspaceMemorySources } from "../../src/memory/sources.ts";
@@ -53,11 +53,11 @@ describe("reranker signals (each one on its own, against all off)", () => {
   });
 
   it("pseudo-relevance feedback: a candidate sharing the best hits' vocabulary rises", () => {
-    const tf = (...terms: string[]) => Object.fromEntries(terms.map((t) => [t, 1]));
+    const tf = (...terms: string[]) => termsOfTable(Object.fromEntries(terms.map((t) => [t, 1])));
     const pool = [
-      c("top", "pottery class clay", 0.9, { termFrequency: tf("potteri", "class", "clai") }),
-      c("plain", "a class on monday", 0.41, { termFrequency: tf("class", "mondai") }),
-      c("related", "kids loved the clay", 0.4, { termFrequency: tf("kid", "love", "clai") }),
+      c("top", "pottery class clay", 0.9, { terms: tf("potteri", "class", "clai") }),
+      c("plain", "a class on monday", 0.41, { terms: tf("class", "mondai") }),
+      c("related", "kids loved the clay", 0.4, { terms: tf("kid", "love", "clai") }),
     ];
     const query = ctx("What class did she take?", ["class"]);
     expect(order(rerank(pool, query, { ...OFF, prfDocs: 1 }))).toEqual(["top", "plain", "related"]);
