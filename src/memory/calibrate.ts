@@ -28,6 +28,8 @@ export type CorpusStats = {
   averageLength: number;
   /** Number of chunks containing each term. */
   documentFrequency: (term: string) => number;
+  /** The term's inverse document frequency, when the caller keeps it per search (hot path). */
+  idf?: (term: string) => number;
 };
 
 export type ChunkTerms = { termFrequency: Readonly<Record<string, number>>; length: number };
@@ -49,7 +51,7 @@ export function calibratedScore(queryTerms: readonly string[], chunk: ChunkTerms
   for (let i = 0; i < queryTerms.length; i++) {
     const term = queryTerms[i];
     if (queryTerms.indexOf(term) !== i) continue; // a repeated term counts once (no Set per call: hot path)
-    const idf = termWeight(term) * inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount);
+    const idf = termWeight(term) * (stats.idf ? stats.idf(term) : inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount));
     totalIdf += idf;
     const tf = chunk.termFrequency[term] ?? 0;
     if (tf > 0) {

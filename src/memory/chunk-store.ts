@@ -66,10 +66,20 @@ function grow<T extends GrowableArray>(array: T, need: number): T {
   return next;
 }
 
+/** One term's BM25 part for a chunk of `length` terms. */
+function bm25Part(tf: number, idf: number, length: number, averageLength: number): number {
+  const norm = BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength);
+  return (idf * (tf * (BM25_K1 + 1))) / (tf + norm);
+}
+
+/** Is slot `a` ranked above slot `b`? (Higher score; ties: lower slot.) */
+function better(score: Float64Array, a: number, b: number): boolean {
+  return score[a] > score[b] || (score[a] === score[b] && a < b);
+}
+
 /** The `k` slots with the highest score (ties: lower slot first), best first: O(n log k). */
-function topSlots(slots: readonly number[], score: Float64Array, k: number): number[] {
-  const better = (a: number, b: number) => score[a] > score[b] || (score[a] === score[b] && a < b);
-  if (slots.length <= k) return [...slots].sort((a, b) => (better(a, b) ? -1 : 1));
+function topSlots(slots: Int32Array, score: Float64Array, k: number): number[] {
+  if (slots.length <= k) return Array.from(slots).sort((a, b) => (better(score, a, b) ? -1 : 1));
   // Min-heap of the best k so far; its root is the worst of them.
   const heap: number[] = [];
   const siftDown = (i: number) => {
@@ -77,10 +87,12 @@ function topSlots(slots: readonly number[], score: Float64Array, k: number): num
       const l = 2 * i + 1;
       const r = l + 1;
       let worst = i;
-      if (l < heap.length && better(heap[worst], heap[l])) worst = l;
-      if (r < heap.length && better(heap[worst], heap[r])) worst = r;
+      if (l < heap.length && better(score, heap[worst], heap[l])) worst = l;
+      if (r < heap.length && better(score, heap[worst], heap[r])) worst = r;
       if (worst === i) return;
-      [heap[i], heap[worst]] = [heap[worst], heap[i]];
+      const swap = heap[i];
+      heap[i] = heap[worst];
+      heap[worst] = swap;
       i = worst;
     }
   };
@@ -89,16 +101,18 @@ function topSlots(slots: readonly number[], score: Float64Array, k: number): num
       heap.push(slot);
       for (let i = heap.length - 1; i > 0; ) {
         const parent = (i - 1) >> 1;
-        if (!better(heap[parent], heap[i])) break;
-        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        if (!better(score, heap[parent], heap[i])) break;
+        const swap = heap[i];
+        heap[i] = heap[parent];
+        heap[parent] = swap;
         i = parent;
       }
-    } else if (better(slot, heap[0])) {
+    } else if (better(score, slot, heap[0])) {
       heap[0] = slot;
       siftDown(0);
     }
   }
-  return heap.sort((a, b) => (better(a, b) ? -1 : 1));
+  return heap.sort((a, b) => (better(score, a, b) ? -1 : 1));
 }
 
 function dateToNumber(date: string | undefined): number {
@@ -107,10 +121,19 @@ function dateToNumber(date: string | undefined): number {
   return Number.isInteger(n) && n > 0 ? n : NO_DATE;
 }
 
+// Dates repeat across chunks: each number's string is built once (bounded).
+const dateStrings = new Map<number, string>();
+
 function numberToDate(n: number): string | undefined {
   if (n === NO_DATE) return undefined;
-  const s = String(n).padStart(8, "0");
-  return `${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}`;
+  let date = dateStrings.get(n);
+  if (date === undefined) {
+    const s = String(n).padStart(8, "0");
+    date = `${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}`;
+    if (dateStrings.size >= 4096) dateStrings.clear();
+    dateStrings.set(n, date);
+  }
+  return date;
 }
 
 /** The flat, serialisable form of a store (the on-disk cache holds exactly this). */
@@ -169,6 +192,7 @@ export class ChunkStore<M> {
   // Query scratch space, reused (sized to the slot count).
   private scratchScore: Float64Array = new Float64Array(0);
   private scratchSeen: Uint8Array = new Uint8Array(0);
+  private scratchTouched: Int32Array = new Int32Array(0);
   private scratchCount: Int32Array = new Int32Array(0);
 
   get chunkCount(): number {
@@ -313,10 +337,12 @@ export class ChunkStore<M> {
     if (this.scratchScore.length < this.slots) {
       this.scratchScore = new Float64Array(this.slots);
       this.scratchSeen = new Uint8Array(this.slots);
+      this.scratchTouched = new Int32Array(this.slots);
     }
     const score = this.scratchScore;
     const seen = this.scratchSeen;
-    const touched: number[] = [];
+    const touched = this.scratchTouched;
+    let touchedCount = 0;
     const averageLength = this.averageLength || 1;
     const { alive, length } = this;
     for (const [rank, { id }] of known.entries()) {
@@ -327,34 +353,41 @@ export class ChunkStore<M> {
         continue;
       }
       const idf = inverseDocumentFrequency(this.documentFrequency[id], this.liveSlots);
-      let budget = limits.maxPostings - cost.postingsVisited;
-      // One loop over the packed postings, one over the recent ones (same body, kept inline: this
-      // is the hot path of every search).
-      const visit = (slot: number, tf: number) => {
-        if (!alive[slot]) return;
-        const norm = BM25_K1 * (1 - BM25_B + (BM25_B * length[slot]) / averageLength);
-        if (!seen[slot]) {
-          seen[slot] = 1;
-          touched.push(slot);
-        }
-        score[slot] += (idf * (tf * (BM25_K1 + 1))) / (tf + norm);
-      };
+      const budget = limits.maxPostings - cost.postingsVisited;
+      // The packed postings, then the recent ones; each visit adds the term's BM25 part.
       let visited = 0;
       if (id < this.indexedTerms) {
-        const end = this.postingStart[id + 1];
-        for (let i = this.postingStart[id]; i < end && visited < budget; i++, visited++) visit(this.postingSlot[i], this.postingTf[i]);
+        const end = Math.min(this.postingStart[id + 1], this.postingStart[id] + budget);
+        for (let i = this.postingStart[id]; i < end; i++, visited++) {
+          const slot = this.postingSlot[i];
+          if (!alive[slot]) continue;
+          if (!seen[slot]) {
+            seen[slot] = 1;
+            touched[touchedCount++] = slot;
+          }
+          score[slot] += bm25Part(this.postingTf[i], idf, length[slot], averageLength);
+        }
       }
       const recent = this.recent.get(id);
-      if (recent) for (let i = 0; i < recent.length && visited < budget; i += 2, visited++) visit(recent[i], recent[i + 1]);
-      budget -= visited;
+      if (recent) {
+        for (let i = 0; i < recent.length && visited < budget; i += 2, visited++) {
+          const slot = recent[i];
+          if (!alive[slot]) continue;
+          if (!seen[slot]) {
+            seen[slot] = 1;
+            touched[touchedCount++] = slot;
+          }
+          score[slot] += bm25Part(recent[i + 1], idf, length[slot], averageLength);
+        }
+      }
       cost.postingsVisited += visited;
       cost.termsTraversed++;
     }
     // Keep the best `limits.candidates` by BM25 (ties: lower slot first, so results are stable).
-    const best = topSlots(touched, score, limits.candidates);
+    const best = topSlots(touched.subarray(0, touchedCount), score, limits.candidates);
     const wanted = new Map(known.map(({ term, id }) => [id, term]));
     const candidates = best.map((slot): StoreCandidate => ({ slot, bm25: score[slot], termFrequency: this.matchedCounts(slot, wanted), length: this.length[slot] }));
-    for (const slot of touched) {
+    for (const slot of touched.subarray(0, touchedCount)) {
       score[slot] = 0;
       seen[slot] = 0;
     }

@@ -233,14 +233,20 @@ export class MemoryIndex {
     });
     this.lastCost = cost;
     const frequencies = new Map<string, number>();
+    // Asked once per candidate and term: each term's frequency and idf are looked up once per search.
+    const idfs = new Map<string, number>();
     const stats: CorpusStats = {
       documentCount: this.store.chunkCount,
       averageLength: this.store.averageLength,
       documentFrequency: (term) => {
-        // Asked once per candidate and term: look each term up once per search.
         let df = frequencies.get(term);
         if (df === undefined) frequencies.set(term, (df = this.store.documentFrequencyOf(term)));
         return df;
+      },
+      idf: (term) => {
+        let idf = idfs.get(term);
+        if (idf === undefined) idfs.set(term, (idf = inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount)));
+        return idf;
       },
     };
     const now = new Date();
@@ -272,8 +278,7 @@ export class MemoryIndex {
       const terms = { termFrequency: this.store.countsOf(slot + 1, queryTerms), length: this.store.lengthOf(slot + 1) };
       return toCandidate(slot + 1, chunk, calibratedScore(queryTerms, terms, stats, queryTermWeight), 0);
     };
-    const idf = (term: string) => inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount);
-    return rerank(pool, { query, queryTerms, idf, next, compareIds }, DEFAULT_RERANK_WEIGHTS, limit)
+    return rerank(pool, { query, queryTerms, idf: stats.idf!, next, compareIds }, DEFAULT_RERANK_WEIGHTS, limit)
       .filter((result) => result.score > 0)
       .map((result) => {
         const slot = Number(result.id);
