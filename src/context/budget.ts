@@ -47,6 +47,9 @@ export function buildBudgetedBlock(
     if (block.length > 0 && limits.maxTotalChars - block.length < 8) break;
     const full = renderMemoryText(memory.text, limits.maxSnippetChars);
     if (!full || seenTexts.has(full)) continue;
+    // An entry adds at least its own text to the block (both layouts show every entry's text in
+    // full): one that cannot fit is skipped without formatting the whole block again.
+    if (entries.length > 0 && block.length + full.length > limits.maxTotalChars) continue;
     const entry: FormattedEntry = { text: full, score: memory.score };
     if (memory.date) entry.date = memory.date;
     let candidate = format({ ...frame, entries: [...entries, entry] });
