@@ -42,6 +42,12 @@ function missingOrUnreadable(file: string, error: unknown): SafeReadResult {
 
 /** Strictly inside (or equal to, when allowEqual) `root`, comparing resolved paths. */
 export function isPathInside(root: string, candidate: string, allowEqual = false): boolean {
+  // Resolved POSIX paths compare as strings (path.relative costs microseconds, and a cold index
+  // build asks twice per memory file); Windows paths compare case-insensitively: path.relative.
+  if (path.sep === "/" && path.isAbsolute(root) && path.isAbsolute(candidate)) {
+    if (candidate === root) return allowEqual;
+    return candidate.startsWith(root.endsWith("/") ? root : `${root}/`);
+  }
   const relative = path.relative(root, candidate);
   if (relative === "") return allowEqual;
   return !relative.startsWith("..") && !path.isAbsolute(relative) && relative !== "..";

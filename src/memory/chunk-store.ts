@@ -229,6 +229,11 @@ export class ChunkStore<M> {
     const file: StoredFile<M> = { rel, meta, text: kept.map((chunk) => chunk.text).join(""), firstSlot: this.slots, count: kept.length };
     this.files.set(rel, file);
     let offset = 0;
+    // Neighbouring chunks mostly share their heading path (the same array) and date: looked up once.
+    let lastPath: readonly string[] | undefined;
+    let lastHeading = 0;
+    let lastDate: string | undefined;
+    let lastDateNumber = NO_DATE;
     for (const chunk of kept) {
       // Term counts in a reused array (no Map per chunk: a cold build adds 100k chunks).
       const distinct: number[] = [];
@@ -236,7 +241,15 @@ export class ChunkStore<M> {
         const id = this.termId(term);
         if (this.scratchCount[id]++ === 0) distinct.push(id);
       }
-      this.appendSlot(file, offset, chunk.text.length, this.headingId(chunk.headingPath), dateToNumber(chunk.date), chunk.confidence, chunk.terms.length, distinct);
+      if (chunk.headingPath !== lastPath) {
+        lastPath = chunk.headingPath;
+        lastHeading = this.headingId(chunk.headingPath);
+      }
+      if (chunk.date !== lastDate) {
+        lastDate = chunk.date;
+        lastDateNumber = dateToNumber(chunk.date);
+      }
+      this.appendSlot(file, offset, chunk.text.length, lastHeading, lastDateNumber, chunk.confidence, chunk.terms.length, distinct);
       offset += chunk.text.length;
     }
   }

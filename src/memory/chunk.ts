@@ -90,23 +90,47 @@ function splitLongUnit(text: string, maxChars: number): string[] {
 
 type Unit = { text: string; headingPath: string[] };
 
-/** Paragraphs and top-level list items (with their continuation lines), fenced code kept whole. */
+const SPACE = 0x20;
+const BACKTICK = 0x60;
+const TILDE = 0x7e;
+const HASH = 0x23;
+
+/** The character code after at most three leading spaces (what a fence, heading or list item opens with). */
+function leadingCode(line: string): number {
+  let i = 0;
+  while (i < 3 && line.charCodeAt(i) === SPACE) i++;
+  return line.charCodeAt(i);
+}
+
+/** Could the line open a list item (`-`, `*`, `+` or a digit after at most three spaces)? */
+function mayOpenListItem(code: number): boolean {
+  return code === 0x2d || code === 0x2a || code === 0x2b || (code >= 0x30 && code <= 0x39);
+}
+
+/**
+ * Paragraphs and top-level list items (with their continuation lines), fenced code kept whole.
+ * Units under the same headings share one heading-path array (read-only, like the index's).
+ * Each line's first character decides which patterns can match at all (a vault has millions of lines).
+ */
 function splitUnits(body: string): Unit[] {
   const units: Unit[] = [];
   const headings: { level: number; title: string }[] = [];
+  let headingPath: string[] = [];
   let buffer: string[] = [];
   let fence: string | undefined;
 
   const flush = () => {
+    if (buffer.length === 0) return;
     // Trailing whitespace, and leading blank lines (an unanchored /\s+$/ rescans every space run).
     const joined = buffer.join("\n").trimEnd();
     const text = joined.replace(/^\s*\n/, "");
-    if (text.trim()) units.push({ text, headingPath: headings.map((h) => h.title) });
+    if (text.trim()) units.push({ text, headingPath });
     buffer = [];
   };
 
   for (const line of body.split(/\r?\n/)) {
-    const fenceMatch = FENCE.exec(line);
+    const lead = leadingCode(line);
+    const fenceMatch = lead === BACKTICK || lead === TILDE ? FENCE.exec(line) : null;
     if (fence) {
       buffer.push(line);
       if (fenceMatch && fenceMatch[1][0] === fence[0] && fenceMatch[1].length >= fence.length) fence = undefined;
@@ -118,19 +142,20 @@ function splitUnits(body: string): Unit[] {
       buffer.push(line);
       continue;
     }
-    const heading = HEADING.exec(line);
+    const heading = lead === HASH ? HEADING.exec(line) : null;
     if (heading) {
       flush();
       const level = heading[1].length;
       while (headings.length && headings[headings.length - 1].level >= level) headings.pop();
       if (heading[2].trim()) headings.push({ level, title: heading[2].trim() });
+      headingPath = headings.map((h) => h.title);
       continue;
     }
     if (!line.trim()) {
       flush();
       continue;
     }
-    if (LIST_ITEM.test(line)) flush();
+    if (mayOpenListItem(lead) && LIST_ITEM.test(line)) flush();
     buffer.push(line);
   }
   flush();
@@ -155,8 +180,15 @@ export function splitMarkdown(raw: string, file: string, options: ChunkOptions):
   const fileDate = frontMatterDate(data.date) ?? isoDateIn(file.split("/").pop() ?? file);
   const confidence = frontMatterConfidence(data.confidence);
   const chunks: UnidentifiedChunk[] = [];
+  let datedPath: string[] | undefined;
+  let pathDate: string | undefined;
   for (const unit of splitUnits(body)) {
-    const headingDate = [...unit.headingPath].reverse().map(isoDateIn).find(Boolean);
+    // Units under the same headings share the path array: its date is looked up once.
+    if (unit.headingPath !== datedPath) {
+      datedPath = unit.headingPath;
+      pathDate = [...unit.headingPath].reverse().map(isoDateIn).find(Boolean);
+    }
+    const headingDate = pathDate;
     // "- 2026-01-09: Mission Control moves…" dates the entry itself.
     const leadingDate = isoDateIn(unit.text.slice(0, 24));
     for (const text of splitLongUnit(unit.text, options.maxChunkChars)) {

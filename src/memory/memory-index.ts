@@ -472,9 +472,9 @@ class Slicer {
     this.sliceMs = sliceMs;
   }
 
-  async pause(): Promise<void> {
-    if (performance.now() - this.sliceStart < this.sliceMs) return;
-    await this.yieldNow();
+  /** The slice is used up: hand the event loop back (`await slicer.yieldNow()`) before going on. */
+  due(): boolean {
+    return performance.now() - this.sliceStart >= this.sliceMs;
   }
 
   async yieldNow(): Promise<void> {
@@ -530,13 +530,13 @@ const HTML_COMMENT = /<!--[\s\S]*?-->/g;
 /** Chunks of one file with their terms; yields between chunks when the slice is used up. */
 async function analyseFile(raw: string, rel: string, maxChunkChars: number, slicer: Slicer): Promise<StoredChunkInput[]> {
   const chunks = splitMarkdown(raw, rel, { maxChunkChars });
-  const headingTerms = new Map<string, string[]>();
+  // Chunks under the same headings share one heading-path array: its terms are analysed once.
+  const headingTerms = new Map<readonly string[], string[]>();
   const analysed: StoredChunkInput[] = [];
   for (const chunk of chunks) {
-    await slicer.pause();
-    const headingKey = chunk.headingPath.join("\u0000");
-    let headings = headingTerms.get(headingKey);
-    if (!headings) headingTerms.set(headingKey, (headings = analyzeText(chunk.headingPath.join(" "))));
+    if (slicer.due()) await slicer.yieldNow();
+    let headings = headingTerms.get(chunk.headingPath);
+    if (!headings) headingTerms.set(chunk.headingPath, (headings = analyzeText(chunk.headingPath.join(" "))));
     // Metadata comments are invisible in rendered markdown: not searchable words.
     const body = analyzeText(chunk.text.includes("<!--") ? chunk.text.replace(HTML_COMMENT, " ") : chunk.text);
     const input: StoredChunkInput = { text: chunk.text, headingPath: chunk.headingPath, terms: body.concat(headings) };
