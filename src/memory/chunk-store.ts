@@ -1,5 +1,6 @@
 import { BM25_B, BM25_K1, inverseDocumentFrequency } from "./calibrate.ts";
 import { chunkId } from "./chunk.ts";
+import { termOf } from "./tokenize.ts";
 
 // The compact in-memory representation of the embedded index (docs/retrieval.md, "The index"):
 //   - chunks live in numbered slots; per-slot facts (text offsets, heading, date, confidence,
@@ -13,13 +14,18 @@ import { chunkId } from "./chunk.ts";
 //   - removing a file only marks its slots dead; once dead slots outnumber a quarter of the live
 //     ones, everything is renumbered in one pass (compaction).
 
-/** One analysed chunk, as the store takes it in. `terms` = body and heading terms, duplicates kept. */
+/**
+ * One chunk, as the store takes it in. `words` and `headingWords` are the analyser's words
+ * (`wordsOf` in src/memory/tokenize.ts) of the searchable body and of the headings; the store
+ * turns them into terms through its word → term-id table (`termOf` on a word it has not seen).
+ */
 export type StoredChunkInput = {
   text: string;
   headingPath: string[];
   date?: string;
   confidence?: number;
-  terms: readonly string[];
+  words: readonly string[];
+  headingWords: readonly string[];
 };
 
 /** A file's place in the store. `meta` belongs to the caller (size, mtime, hash…). */
@@ -52,6 +58,8 @@ export type SearchLimits = {
 };
 
 const MAX_TF = 0xffff;
+const DROPPED_WORD = -1;
+const MAX_WORD_IDS = 500_000;
 /** Slots processed between hand-backs when a store is loaded (a few ms of work). */
 const STEP_SLOTS = 8192;
 const NO_DATE = 0;
@@ -173,6 +181,8 @@ export class ChunkStore<M> {
   private forwardTf: Uint16Array = new Uint16Array(0);
   // Terms and heading paths, numbered.
   private termIds = new Map<string, number>();
+  // Word → term id (DROPPED_WORD for stopwords), a cache in front of the analyser (bounded).
+  private wordIds = new Map<string, number>();
   private terms: string[] = [];
   private documentFrequency: Int32Array = new Int32Array(0);
   private headingIds = new Map<string, number>();
@@ -237,10 +247,7 @@ export class ChunkStore<M> {
     for (const chunk of kept) {
       // Term counts in a reused array (no Map per chunk: a cold build adds 100k chunks).
       const distinct: number[] = [];
-      for (const term of chunk.terms) {
-        const id = this.termId(term);
-        if (this.scratchCount[id]++ === 0) distinct.push(id);
-      }
+      const length = this.countTerms(chunk.words, distinct) + this.countTerms(chunk.headingWords, distinct);
       if (chunk.headingPath !== lastPath) {
         lastPath = chunk.headingPath;
         lastHeading = this.headingId(chunk.headingPath);
@@ -249,7 +256,7 @@ export class ChunkStore<M> {
         lastDate = chunk.date;
         lastDateNumber = dateToNumber(chunk.date);
       }
-      this.appendSlot(file, offset, chunk.text.length, lastHeading, lastDateNumber, chunk.confidence, chunk.terms.length, distinct);
+      this.appendSlot(file, offset, chunk.text.length, lastHeading, lastDateNumber, chunk.confidence, length, distinct);
       offset += chunk.text.length;
     }
   }
@@ -530,6 +537,24 @@ export class ChunkStore<M> {
     return termFrequency;
   }
 
+  /** Counts the terms of `words` into `scratchCount`, listing new term ids in `distinct`; returns how many terms. */
+  private countTerms(words: readonly string[], distinct: number[]): number {
+    let length = 0;
+    for (const word of words) {
+      let id = this.wordIds.get(word);
+      if (id === undefined) {
+        const term = termOf(word);
+        id = term === null ? DROPPED_WORD : this.termId(term);
+        if (this.wordIds.size >= MAX_WORD_IDS) this.wordIds.clear();
+        this.wordIds.set(word, id);
+      }
+      if (id === DROPPED_WORD) continue;
+      length++;
+      if (this.scratchCount[id]++ === 0) distinct.push(id);
+    }
+    return length;
+  }
+
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
@@ -557,17 +582,22 @@ export class ChunkStore<M> {
   private appendSlot(file: StoredFile<M>, start: number, textLength: number, heading: number, date: number, confidence: number | undefined, length: number, distinct: readonly number[]): void {
     const slot = this.slots++;
     const need = slot + 1;
-    this.textStart = grow(this.textStart, need);
-    this.textLength = grow(this.textLength, need);
-    this.heading = grow(this.heading, need);
-    this.date = grow(this.date, need);
-    this.confidence = grow(this.confidence, need);
-    this.length = grow(this.length, need);
-    this.alive = grow(this.alive, need);
-    this.forwardStart = grow(this.forwardStart, need);
-    this.forwardLength = grow(this.forwardLength, need);
-    this.forwardTerm = grow(this.forwardTerm, this.forwardUsed + distinct.length);
-    this.forwardTf = grow(this.forwardTf, this.forwardUsed + distinct.length);
+    // The per-slot arrays always grow together (by doubling): one check for all of them.
+    if (need > this.textStart.length) {
+      this.textStart = grow(this.textStart, need);
+      this.textLength = grow(this.textLength, need);
+      this.heading = grow(this.heading, need);
+      this.date = grow(this.date, need);
+      this.confidence = grow(this.confidence, need);
+      this.length = grow(this.length, need);
+      this.alive = grow(this.alive, need);
+      this.forwardStart = grow(this.forwardStart, need);
+      this.forwardLength = grow(this.forwardLength, need);
+    }
+    if (this.forwardUsed + distinct.length > this.forwardTerm.length) {
+      this.forwardTerm = grow(this.forwardTerm, this.forwardUsed + distinct.length);
+      this.forwardTf = grow(this.forwardTf, this.forwardUsed + distinct.length);
+    }
     this.slotFile[slot] = file;
     this.textStart[slot] = start;
     this.textLength[slot] = textLength;

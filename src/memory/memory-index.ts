@@ -21,10 +21,10 @@ import type { SearchCost, StoredChunk, StoredChunkInput } from "./chunk-store.ts
 import { decodeIndexCache, encodeIndexCache } from "./index-cache.ts";
 import type { CacheIdentity } from "./index-cache.ts";
 import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, readMemorySourceFile, sourcesKey } from "./sources.ts";
-import type { MemorySourceSpec } from "./sources.ts";
+import type { MemorySourceSpec, MemorySourceText } from "./sources.ts";
 import { DEFAULT_RERANK_WEIGHTS, rerank } from "./rerank.ts";
 import type { CandidateTerms, RerankCandidate } from "./rerank.ts";
-import { analyzeQuery, analyzeText, queryTermWeight } from "./tokenize.ts";
+import { analyzeQuery, analyzeText, queryTermWeight, wordsOf } from "./tokenize.ts";
 
 // The embedded retriever's index: markdown chunks from the memory files in a compact store
 // (src/memory/chunk-store.ts: typed arrays, numbered terms, packed postings), BM25 for candidates,
@@ -348,12 +348,12 @@ export class MemoryIndex {
     const realRoot = toRead.length > 0 ? await realPathOrResolved(this.spec.rootDir) : this.spec.rootDir;
     const reads = prefetch(toRead, IO_CONCURRENCY, (file) => readMemoryFile(this.spec.rootDir, path.join(this.spec.rootDir, file.rel), this.options.maxFileBytes, realRoot));
     for (const [i, file] of toRead.entries()) {
-      const raw = await reads.get(i);
-      if (raw === undefined) {
+      const read = await reads.get(i);
+      if (read === undefined) {
         stats.filesSkipped++; // unreadable or vanished: try again next refresh
         continue;
       }
-      const meta: FileMeta = { size: file.size, mtimeMs: file.mtimeMs, ctimeMs: file.ctimeMs, hash: contentHash(raw), verifiedAtMs: Date.now() };
+      const meta: FileMeta = { size: file.size, mtimeMs: file.mtimeMs, ctimeMs: file.ctimeMs, hash: contentHash(read.bytes), verifiedAtMs: Date.now() };
       keep.add(file.rel);
       if (file.known && file.known.hash === meta.hash) {
         this.store.setMeta(file.rel, meta);
@@ -361,7 +361,7 @@ export class MemoryIndex {
         stats.filesReused++;
         continue;
       }
-      const chunks = await analyseFile(raw, file.rel, this.options.maxChunkChars, slicer);
+      const chunks = await analyseFile(read.text, file.rel, this.options.maxChunkChars, slicer);
       this.store.setFile(file.rel, meta, chunks);
       stats.filesRead++;
       stats.changed = true;
@@ -433,7 +433,7 @@ export class MemoryIndex {
  * The one place memory files are read: regular files only, bounded, never a link out of the root,
  * no binary files (src/memory/sources.ts). Undefined when the file cannot or must not be read.
  */
-async function readMemoryFile(rootDir: string, abs: string, maxBytes: number, realRoot: string): Promise<string | undefined> {
+async function readMemoryFile(rootDir: string, abs: string, maxBytes: number, realRoot: string): Promise<MemorySourceText | undefined> {
   try {
     return await readMemorySourceFile(rootDir, abs, maxBytes, realRoot);
   } catch {
@@ -441,8 +441,9 @@ async function readMemoryFile(rootDir: string, abs: string, maxBytes: number, re
   }
 }
 
-function contentHash(raw: string): string {
-  return crypto.createHash("sha1").update(raw).digest("base64");
+/** SHA-1 of the file's bytes (for valid UTF-8 the same as of its text, which earlier caches hashed). */
+function contentHash(bytes: Buffer): string {
+  return crypto.createHash("sha1").update(bytes).digest("base64");
 }
 
 /**
@@ -527,19 +528,19 @@ function prefetch<T, R>(items: readonly T[], ahead: number, work: (item: T) => P
 
 const HTML_COMMENT = /<!--[\s\S]*?-->/g;
 
-/** Chunks of one file with their terms; yields between chunks when the slice is used up. */
+/** Chunks of one file with their words; yields between chunks when the slice is used up. */
 async function analyseFile(raw: string, rel: string, maxChunkChars: number, slicer: Slicer): Promise<StoredChunkInput[]> {
   const chunks = splitMarkdown(raw, rel, { maxChunkChars });
-  // Chunks under the same headings share one heading-path array: its terms are analysed once.
-  const headingTerms = new Map<readonly string[], string[]>();
+  // Chunks under the same headings share one heading-path array: its words are split once.
+  const headingWords = new Map<readonly string[], string[]>();
   const analysed: StoredChunkInput[] = [];
   for (const chunk of chunks) {
     if (slicer.due()) await slicer.yieldNow();
-    let headings = headingTerms.get(chunk.headingPath);
-    if (!headings) headingTerms.set(chunk.headingPath, (headings = analyzeText(chunk.headingPath.join(" "))));
+    let headings = headingWords.get(chunk.headingPath);
+    if (!headings) headingWords.set(chunk.headingPath, (headings = wordsOf(chunk.headingPath.join(" "))));
     // Metadata comments are invisible in rendered markdown: not searchable words.
-    const body = analyzeText(chunk.text.includes("<!--") ? chunk.text.replace(HTML_COMMENT, " ") : chunk.text);
-    const input: StoredChunkInput = { text: chunk.text, headingPath: chunk.headingPath, terms: body.concat(headings) };
+    const words = wordsOf(chunk.text.includes("<!--") ? chunk.text.replace(HTML_COMMENT, " ") : chunk.text);
+    const input: StoredChunkInput = { text: chunk.text, headingPath: chunk.headingPath, words, headingWords: headings };
     if (chunk.date) input.date = chunk.date;
     if (chunk.confidence !== undefined) input.confidence = chunk.confidence;
     analysed.push(input);

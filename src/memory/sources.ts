@@ -68,7 +68,7 @@ function warnOnce(file: string, reason: string, message: string): void {
  * at most maxBytes, and not binary (a NUL byte: skipped with one warning). Undefined when skipped.
  * `realRoot`: the root's real path, resolved once by a caller that reads many files.
  */
-export async function readMemorySourceFile(rootDir: string, file: string, maxBytes: number, realRoot?: string): Promise<string | undefined> {
+export async function readMemorySourceFile(rootDir: string, file: string, maxBytes: number, realRoot?: string): Promise<MemorySourceText | undefined> {
   const read = await readRegularFile(file, { maxBytes, root: rootDir, ...(realRoot !== undefined ? { realRoot } : {}) });
   if (!read.ok) {
     if (read.reason === "outside-root") warnOnce(file, read.reason, "memory file is a link out of its folder, not indexed");
@@ -79,5 +79,8 @@ export async function readMemorySourceFile(rootDir: string, file: string, maxByt
     warnOnce(file, "binary", "memory file looks binary (NUL byte), not indexed");
     return undefined;
   }
-  return read.bytes.toString("utf8");
+  return { text: read.bytes.toString("utf8"), bytes: read.bytes };
 }
+
+/** A memory file's text, and its bytes as read (the index hashes those: no re-encoding of the text). */
+export type MemorySourceText = { text: string; bytes: Buffer };

@@ -30,7 +30,9 @@ const ASCII_WORD_SPLIT = /[^a-z0-9]+/;
 // becomes (its stem, or null when it is dropped), so a repeated word costs one lookup (bounded).
 const WORD_CACHE_MAX = 50_000;
 const termOfWord = new Map<string, string | null>();
-function analyzeWord(word: string): string | null {
+
+/** The term one word of `wordsOf` becomes: its stem, or null when it is dropped (stopword, one letter). */
+export function termOf(word: string): string | null {
   let term = termOfWord.get(word);
   if (term === undefined) {
     term = (word.length < 2 && !/^\p{N}$/u.test(word)) || STOPWORDS.has(word) ? null : stemmer(word);
@@ -40,13 +42,22 @@ function analyzeWord(word: string): string | null {
   return term;
 }
 
+/**
+ * The words of `text` before stopwords and stemming (Unicode-normalised, lowercase, split on
+ * anything that is not a letter or digit; empty strings possible). `termOf` finishes each one: the
+ * index keeps its own word → term-id table over these, so a repeated word costs it one lookup.
+ */
+export function wordsOf(text: string): string[] {
+  const ascii = ASCII_ONLY.test(text);
+  const normalised = ascii ? text.toLowerCase() : text.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
+  return normalised.split(ascii ? ASCII_WORD_SPLIT : WORD_SPLIT);
+}
+
 /** Normalised, stemmed terms of `text`, in order, duplicates kept (term frequency matters). */
 export function analyzeText(text: string): string[] {
   const terms: string[] = [];
-  const ascii = ASCII_ONLY.test(text);
-  const normalised = ascii ? text.toLowerCase() : text.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
-  for (const word of normalised.split(ascii ? ASCII_WORD_SPLIT : WORD_SPLIT)) {
-    const term = analyzeWord(word);
+  for (const word of wordsOf(text)) {
+    const term = termOf(word);
     if (term !== null) terms.push(term);
   }
   return terms;
