@@ -15,6 +15,8 @@ import type { WorkerResult } from "./worker.ts";
 
 const run = promisify(execFile);
 const WORKER = path.join(REPO_ROOT, "bench", "scale", "worker.ts");
+/** The Node that runs the workers: this one, or the gateway's (`OPENCLAW_CONTEXT_BENCH_NODE=/path/to/node`). */
+export const WORKER_NODE = process.env.OPENCLAW_CONTEXT_BENCH_NODE || process.execPath;
 const WORKER_TIMEOUT_MS = 8 * 60_000;
 
 export type ScaleRow = {
@@ -33,7 +35,7 @@ export type ScaleRow = {
 export type ScaleFit = { metric: string; slope: number; r2: number; reading: string };
 
 async function runWorker(vault: string, cache: string, phase: string, queries: number, index: IndexKind = "compact"): Promise<WorkerResult> {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", WORKER, "--vault", vault, "--cache", cache, "--phase", phase, "--queries", String(queries), "--index", index], {
+  const { stdout } = await run(WORKER_NODE, ["--import", "tsx", WORKER, "--vault", vault, "--cache", cache, "--phase", phase, "--queries", String(queries), "--index", index], {
     cwd: REPO_ROOT,
     timeout: WORKER_TIMEOUT_MS,
     maxBuffer: 16 * 1024 * 1024,
@@ -90,7 +92,8 @@ export async function runScale(options: { sizes: number[]; queries: number; inde
     fit("cache size", (r) => r.cold.cacheBytes),
     fit("peak RSS above an empty worker", (r) => r.cold.maxRssMB - emptyWorkerRssMB),
   ];
-  const load = `${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs`;
+  const workerNode = (await run(WORKER_NODE, ["--version"])).stdout.trim();
+  const load = `${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} CPUs; workers ran on Node ${workerNode}`;
   return { rows, fits, emptyWorkerRssMB, markdown: renderScale(rows, fits, emptyWorkerRssMB, load) };
 }
 
