@@ -44,14 +44,14 @@ export class ChangeWatch {
     this.options = options;
   }
 
-  /** True when watching is on: a refresh may then skip the full check. */
-  get active(): boolean {
-    return !this.disabled;
+  /** Folders are being watched now (not just allowed to be): events, not polling, decide. */
+  get watching(): boolean {
+    return !this.disabled && this.watchers.size > 0;
   }
 
   /** Nothing changed in a watched folder since the last full check started. */
   quiet(): boolean {
-    return !this.disabled && !this.dirty && this.watchers.size > 0;
+    return this.watching && !this.dirty;
   }
 
   /** A quiet index's background check is due. */

@@ -164,7 +164,7 @@ export class MemoryIndex {
    * on at once; a due background check is started without waiting for it.
    */
   async refresh(): Promise<RefreshStats> {
-    if (this.changes.active && this.isWarm) {
+    if (this.changes.watching && this.isWarm) {
       // A change event already queued (a file written just before this turn) is read in the
       // event loop's poll phase: two immediates guarantee that one poll phase runs in between.
       await nextLoopTurn();
@@ -177,7 +177,8 @@ export class MemoryIndex {
       if (this.refreshing) return this.refreshing.then(() => this.refresh());
     }
     if (this.refreshing) return this.refreshing;
-    if (!this.changes.active && this.lastRefreshAt > 0 && Date.now() - this.lastRefreshAt < this.options.minRefreshIntervalMs) {
+    // Without watches (none possible, or none yet), checks are rate-limited as by polling.
+    if (!this.changes.watching && this.lastRefreshAt > 0 && Date.now() - this.lastRefreshAt < this.options.minRefreshIntervalMs) {
       return this.unchangedStats();
     }
     return this.startRefresh();

@@ -204,6 +204,34 @@ describe("change watching (a turn checks the files only after something changed)
     expect(index.search("Lisbon trip", 1)[0]?.file).toBe("notes/trips/2026/lisbon.md");
   });
 
+  it("more folders than it may watch (128): no watches, every refresh checks, and changes are seen", async () => {
+    for (let i = 0; i < 130; i++) write(`notes/n${i}/a.md`, `- note ${i}\n`);
+    const index = new MemoryIndex(workspaceMemorySources(ws, ["notes/**/*.md"]), { cacheDir: false });
+    open.push(index);
+    await index.refresh();
+    await index.refresh();
+    // Nothing changed, yet it checks: it polls instead of watching.
+    expect(await index.refresh()).toMatchObject({ checked: true, filesRead: 0 });
+    write("notes/n7/b.md", "- The piano tuner comes on Friday.\n");
+    expect(await index.refresh()).toMatchObject({ checked: true });
+    expect(index.search("piano tuner", 1)[0]?.file).toBe("notes/n7/b.md");
+  });
+
+  it("a memory root that does not exist yet is polled (at most once per minRefreshIntervalMs) until it does", async () => {
+    const later = path.join(ws, "later");
+    const index = new MemoryIndex(folderMemorySources(later), { cacheDir: false, minRefreshIntervalMs: 60_000 });
+    open.push(index);
+    expect(await index.refresh()).toMatchObject({ checked: true, files: 0 });
+    expect(await index.refresh()).toMatchObject({ checked: false }); // within the interval: no stat storm
+    const polled = new MemoryIndex(folderMemorySources(later), { cacheDir: false });
+    open.push(polled);
+    await polled.refresh();
+    fs.mkdirSync(later);
+    fs.writeFileSync(path.join(later, "a.md"), "- The boiler was serviced in May.\n");
+    expect(await polled.refresh()).toMatchObject({ checked: true, files: 1 });
+    expect(polled.search("boiler serviced", 1)).toHaveLength(1);
+  });
+
   it("watchForChanges: false checks every file on every refresh", async () => {
     const index = new MemoryIndex(workspaceMemorySources(ws), { cacheDir: false, watchForChanges: false });
     await index.refresh();
