@@ -1,7 +1,7 @@
 import { loadHygieneConfigCached } from "../hygiene/config.ts";
 import { assembleMemoryBlock } from "../hygiene/memory-block.ts";
 import type { SessionType } from "../session/types.ts";
-import type { BlockComposer, ComposedBlock } from "./service.ts";
+import type { Selection } from "./pipeline.ts";
 
 // The injected block through the §6 context assembler: open corrections, memory from the last
 // `memory_retention_hours` and the semantic hits share the session type's ceiling, so a fresh
@@ -9,6 +9,30 @@ import type { BlockComposer, ComposedBlock } from "./service.ts";
 //
 // Layout: the story-007 block (header, heading, numbered hits) for the hits the assembler kept,
 // then the assembler's corrections and recent-memory sections. ETHOS_CONTEXT.md gets the same text.
+
+/**
+ * Replaces the whole injected block, e.g. with the context assembler's memory block
+ * (src/hygiene/memory-block.ts). Called once per turn after gate, de-duplication and budget, with
+ * the default story-007 block in `selection.block`. Its result is used only if it arrives within
+ * the turn's wait and fits the budget (`maxChars`); otherwise the default block is injected.
+ */
+export type BlockComposer = (input: {
+  workspaceDir: string;
+  sessionType: SessionType;
+  selection: Selection;
+  /** Token and character ceilings of the block for this session type. */
+  maxTokens: number;
+  maxChars: number;
+  now: Date;
+  /** Memory ids already injected earlier in this session: never injected twice. */
+  excludeIds: ReadonlySet<string>;
+}) => Promise<ComposedBlock | string> | ComposedBlock | string;
+
+/**
+ * A composed block and every memory id it carries (for per-session de-duplication); `fileBlock` is
+ * its story-007 copy for ETHOS_CONTEXT.md (the injected block itself uses the compact layout).
+ */
+export type ComposedBlock = { block: string; injectedIds: string[]; fileBlock?: string };
 
 /**
  * Corrections and daily notes are the operator's own: they join the block only in the operator's

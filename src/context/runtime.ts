@@ -12,7 +12,8 @@ import type { CurrentTurn, TurnOutcome } from "./session-state.ts";
 import { waitAtMost } from "./wait.ts";
 
 export { memoryIndexOptions, retrievalSourceKey } from "./service.ts";
-export type { BlockComposer, ComposedBlock, RetrieverFactory } from "./service.ts";
+export type { BlockComposer, ComposedBlock } from "./memory-composer.ts";
+export type { RetrieverFactory } from "./service.ts";
 
 // The ethos-context hook adapter around the memory-context service (service.ts). Only what is
 // hook-specific lives here:

@@ -17,6 +17,7 @@ import type { EthosContextConfig } from "./config.ts";
 import { writeContextFile } from "./context-file.ts";
 import type { ContextBlockFormatter } from "./format.ts";
 import { assemblerBlockComposer } from "./memory-composer.ts";
+import type { BlockComposer, ComposedBlock } from "./memory-composer.ts";
 import { prepareQuery, retrieveCandidates, selectAndFormat } from "./pipeline.ts";
 import type { Selection } from "./pipeline.ts";
 import { classifyForRetrieval, isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
@@ -49,30 +50,6 @@ export type Log = {
 const defaultLog = (): Log => getLogger("ethos-context");
 
 export type RetrieverFactory = (input: { config: EthosContextConfig; source: RetrievalSource; workspaceDir: string }) => Retriever | undefined;
-
-/**
- * Replaces the whole injected block, e.g. with the context assembler's memory block
- * (src/hygiene/memory-block.ts). Called once per turn after gate, de-duplication and budget, with
- * the default story-007 block in `selection.block`. Its result is used only if it arrives within
- * the turn's wait and fits the budget (`maxChars`); otherwise the default block is injected.
- */
-export type BlockComposer = (input: {
-  workspaceDir: string;
-  sessionType: SessionType;
-  selection: Selection;
-  /** Token and character ceilings of the block for this session type. */
-  maxTokens: number;
-  maxChars: number;
-  now: Date;
-  /** Memory ids already injected earlier in this session: never injected twice. */
-  excludeIds: ReadonlySet<string>;
-}) => Promise<ComposedBlock | string> | ComposedBlock | string;
-
-/**
- * A composed block and every memory id it carries (for per-session de-duplication); `fileBlock` is
- * its story-007 copy for ETHOS_CONTEXT.md (the injected block itself uses the compact layout).
- */
-export type ComposedBlock = { block: string; injectedIds: string[]; fileBlock?: string };
 
 export type MemoryContextDeps = {
   now?: () => number;

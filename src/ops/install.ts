@@ -14,6 +14,9 @@ import { writeFileAtomic } from "../fs/atomic.ts";
 import { backupBeforeChange, exists } from "./safe-write.ts";
 import { timestamp } from "./paths.ts";
 import { companionPluginUnit } from "./plugin-install.ts";
+import type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
+
+export type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
 
 // Make the bundle loadable by a user's OpenClaw, and take it out again.
 //
@@ -32,44 +35,9 @@ import { companionPluginUnit } from "./plugin-install.ts";
 
 export const PACK_ID = "openclaw-context";
 export const HOOK_NAMES = [HOOK_KEYS.aciBootstrap, HOOK_KEYS.ethosContext];
-export type InstallMode = "pack" | "link" | "copy";
 const PACK_COPY_EXCLUDES = new Set(["node_modules", ".git", ".cache", "coverage", ".e2e-work", "bench", "test", "fixtures"]);
 
-export type InstallParams = {
-  bundleRoot: string;
-  workspace: string;
-  configPath: string;
-  mode: InstallMode;
-  cli?: string;
-  log: (line: string) => void;
-  env?: NodeJS.ProcessEnv;
-};
-
 export type HookEligibility = { name: string; found: boolean; eligible: boolean; source?: string; blockedReason?: string };
-
-/** What one unit left behind, as JSON in the install record; uninstall gets it back. */
-export type UnitRecord = { [key: string]: unknown };
-
-export type UnitRemoval = {
-  /** What was done, one line each. */
-  steps: string[];
-  /** What could not be removed: printed as "remove by hand" lines, and uninstall exits 1. */
-  leftovers: string[];
-};
-
-/** One installable part of the bundle. Add a unit to INSTALL_UNITS to install it with the rest. */
-export type InstallUnit = {
-  id: string;
-  install(params: InstallParams, previous: UnitRecord | undefined): Promise<UnitRecord>;
-  /** Problems found after install (empty: verified). */
-  verify?(params: InstallParams, record: UnitRecord): Promise<{ lines: string[]; problems: string[] }>;
-  uninstall(params: InstallParams, record: UnitRecord | undefined): Promise<UnitRemoval>;
-  /**
-   * Undo this unit's edits in a parsed openclaw.json. Used only when the file changed after
-   * install (by the operator or the gateway), so the snapshot cannot simply be written back.
-   */
-  revertConfig?(config: Record<string, unknown>, record: UnitRecord | undefined): boolean;
-};
 
 /** Kept next to openclaw.json (install-state file). */
 export type InstallRecord = {

@@ -5,7 +5,7 @@ import { openClawStateDir } from "../openclaw/config-file.ts";
 import { isObject } from "../openclaw/events.ts";
 import { cliEnvForConfig, runOpenClaw } from "./openclaw-cli.ts";
 import { editOpenClawJson } from "./openclaw-json.ts";
-import type { InstallParams, InstallUnit, UnitRecord } from "./install.ts";
+import type { InstallParams, InstallUnit, UnitRecord } from "./install-unit.ts";
 import { exists } from "./safe-write.ts";
 
 // The companion plugin as an install unit (after the hook pack, so the pack's files are in place).
