@@ -233,28 +233,25 @@ export class MemoryIndex {
       candidates: Math.max(limit * 5, 200),
     });
     this.lastCost = cost;
-    const frequencies = new Map<string, number>();
     // Asked once per candidate and term: each term's frequency and idf are looked up once per search.
+    const documentCount = this.store.chunkCount;
+    const frequencies = new Map<string, number>();
     const idfs = new Map<string, number>();
-    const stats: CorpusStats = {
-      documentCount: this.store.chunkCount,
-      averageLength: this.store.averageLength,
-      documentFrequency: (term) => {
-        let df = frequencies.get(term);
-        if (df === undefined) frequencies.set(term, (df = this.store.documentFrequencyOf(term)));
-        return df;
-      },
-      idf: (term) => {
-        let idf = idfs.get(term);
-        if (idf === undefined) idfs.set(term, (idf = inverseDocumentFrequency(Math.min(stats.documentFrequency(term), stats.documentCount), stats.documentCount)));
-        return idf;
-      },
+    const documentFrequency = (term: string) => {
+      let df = frequencies.get(term);
+      if (df === undefined) frequencies.set(term, (df = this.store.documentFrequencyOf(term)));
+      return df;
     };
+    const idf = (term: string) => {
+      let value = idfs.get(term);
+      if (value === undefined) idfs.set(term, (value = inverseDocumentFrequency(Math.min(documentFrequency(term), documentCount), documentCount)));
+      return value;
+    };
+    const stats: CorpusStats = { documentCount, averageLength: this.store.averageLength, documentFrequency, idf };
     const now = new Date();
     // While ranking, a candidate is known by its slot (as a string): the stable chunk id is a hash
     // of file and text, derived only for the results. Candidates tied on every score keep the
     // store's order (file path, then position in the file).
-    const chunkIdOf = (slot: number) => this.store.chunkId(slot);
     const compareIds = (a: string, b: string) => Number(a) - Number(b);
     const bm25Of = new Map<number, number>();
     const toCandidate = (slot: number, chunk: StoredChunk, relevance: number, bm25: number): RerankCandidate => {
@@ -279,13 +276,13 @@ export class MemoryIndex {
       const terms = { termFrequency: this.store.countsOf(slot + 1, queryTerms), length: this.store.lengthOf(slot + 1) };
       return toCandidate(slot + 1, chunk, calibratedScore(queryTerms, terms, stats, queryTermWeight), 0);
     };
-    return rerank(pool, { query, queryTerms, idf: stats.idf!, next, compareIds }, DEFAULT_RERANK_WEIGHTS, limit)
+    return rerank(pool, { query, queryTerms, idf, next, compareIds }, DEFAULT_RERANK_WEIGHTS, limit)
       .filter((result) => result.score > 0)
       .map((result) => {
         const slot = Number(result.id);
         const chunk = this.store.chunk(slot);
         const bm25 = bm25Of.get(slot) ?? 0;
-        return { memory: toMemory(chunkIdOf(slot), chunk, result.score, bm25), relevance: result.relevance, bm25, position: chunk.position, chunksInFile: chunk.chunksInFile, slot };
+        return { memory: toMemory(this.store.chunkId(slot), chunk, result.score, bm25), relevance: result.relevance, bm25, position: chunk.position, chunksInFile: chunk.chunksInFile, slot };
       });
   }
 
