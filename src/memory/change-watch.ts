@@ -86,8 +86,13 @@ export class ChangeWatch {
       let watcher: fs.FSWatcher;
       try {
         watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
-          // No name (some platforms): assume it matters.
-          if (!name || this.matters(path.relative(this.rootDir, path.join(dir, String(name))).split(path.sep).join("/"))) this.dirty = true;
+          // No name (some platforms), or a name that cannot be matched: assume it matters. A
+          // throw here would be an uncaught exception in the gateway.
+          try {
+            if (!name || this.matters(path.relative(this.rootDir, path.join(dir, String(name))).split(path.sep).join("/"))) this.dirty = true;
+          } catch {
+            this.dirty = true;
+          }
         });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
