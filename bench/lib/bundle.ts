@@ -19,7 +19,7 @@ import { formatContextBlock } from "../../src/context/format.ts";
 import { prepareQuery } from "../../src/context/pipeline.ts";
 import { createMemoryContextService, memoryIndexOptions } from "../../src/context/service.ts";
 import { HOOK_KEYS } from "../../src/core/records.ts";
-import { chunkMarkdown, sharedMemoryIndex, workspaceMemorySources } from "../../src/memory/index.ts";
+import { MemoryIndex, chunkMarkdown, sharedMemoryIndex, workspaceMemorySources } from "../../src/memory/index.ts";
 import type { Retriever } from "../../src/memory/types.ts";
 import type { OpenClawConfig } from "../../src/openclaw/events.ts";
 import { MemoryIndex as LegacyMemoryIndex } from "./legacy-memory-index.ts";
@@ -121,6 +121,10 @@ export async function loadBundle(kind: IndexKind = "compact"): Promise<Retriever
           await index.refresh();
         },
         flush: () => index.whenSaved(),
+        async fullCheck() {
+          if (index instanceof MemoryIndex) index.close(); // the old index never watched
+          await index.refresh();
+        },
       };
     },
   };

@@ -37,6 +37,11 @@ export type IndexUnderTest = {
   refresh(): Promise<void>;
   /** Resolves when background work (the index cache write) has finished. */
   flush(): Promise<void>;
+  /**
+   * Checks every memory file for changes, as every turn did before the folder watch (and still
+   * does where no watch is possible). Stops the watch for good: call it after the turns.
+   */
+  fullCheck(): Promise<void>;
 };
 
 export type RetrieverUnderTest = {

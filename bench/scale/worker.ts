@@ -20,6 +20,8 @@ export type WorkerResult = {
   firstTurnMs?: number;
   turnP50Ms?: number;
   turnP95Ms?: number;
+  /** One check of every memory file for changes, p50 (what a turn costs without the folder watch). */
+  fullCheckP50Ms?: number;
   /** Fraction of pipeline turns slower than the hook's await budget (they would inject nothing). */
   turnsOverAwaitBudget?: number;
   incrementalMs?: number;
@@ -104,6 +106,8 @@ async function main(): Promise<void> {
     result.turnP50Ms = percentile(turnTimes, 50);
     result.turnP95Ms = percentile(turnTimes, 95);
     result.turnsOverAwaitBudget = turnTimes.filter((ms) => ms > awaitTimeoutMs()).length / turnTimes.length;
+    // What each turn would add if it checked every file (no folder watch): 20 full checks.
+    result.fullCheckP50Ms = percentile(await timeEach(Array.from({ length: 20 }, () => ""), () => index.fullCheck()), 50);
     // Past the hook's refresh interval, so the refresh below really re-reads (untimed wait).
     await new Promise((resolve) => setTimeout(resolve, index.minRefreshIntervalMs + 20));
     touchOneFile(vault);
