@@ -35,10 +35,6 @@ export type CandidateTerms = {
   has(term: string): boolean;
 };
 
-/** `CandidateTerms` over a plain term → count table. */
-export function termsOfTable(termFrequency: Readonly<Record<string, number>>): CandidateTerms {
-  return { counts: () => Object.entries(termFrequency), has: (term) => (termFrequency[term] ?? 0) > 0 };
-}
 
 export type RerankContext = {
   /** The query as the user wrote it (dates and names are read from it). */

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_RERANK_WEIGHTS, dateMatches, queryPeriod, rerank, speakerOf, termsOfTable } from "../../src/memory/rerank.ts";
-import type { RerankCandidate, RerankWeights } from "../../src/memory/rerank.ts";
+import { DEFAULT_RERANK_WEIGHTS, dateMatches, queryPeriod, rerank, speakerOf } from "../../src/memory/rerank.ts";
+import type { CandidateTerms, RerankCandidate, RerankWeights } from "../../src/memory/rerank.ts";
 import { buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import { workspaceMemorySources } from "../../src/memory/sources.ts";
 
@@ -53,7 +53,8 @@ describe("reranker signals (each one on its own, against all off)", () => {
   });
 
   it("pseudo-relevance feedback: a candidate sharing the best hits' vocabulary rises", () => {
-    const tf = (...terms: string[]) => termsOfTable(Object.fromEntries(terms.map((t) => [t, 1])));
+    // Each listed term once, as an index's forward list would answer for the chunk.
+    const tf = (...terms: string[]): CandidateTerms => ({ counts: () => terms.map((t) => [t, 1] as const), has: (term) => terms.includes(term) });
     const pool = [
       c("top", "pottery class clay", 0.9, { terms: tf("potteri", "class", "clai") }),
       c("plain", "a class on monday", 0.41, { terms: tf("class", "mondai") }),
