@@ -158,15 +158,21 @@ export function isRepeat(a: string, b: string): boolean {
 
 export type ValueChange = { key: string; oldValue: string; newValue: string };
 
+const subsetOf = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size > 0 && [...a].every((term) => b.has(term));
+
 /**
- * The newer statement gives another value for a key the older one has: a content word both share,
- * followed within three words by a value with a digit that differs ("slip 14" → "slip 22",
- * "locker code is 4312" → "locker code is 5580"). Without digits nothing is compared: a shared
- * word alone ("code" in "the code review is tomorrow") is no evidence of the same fact.
+ * The newer statement gives another value for the key of the older one: the words around the
+ * values are the same (one statement's non-number words all in the other's), and a shared word is
+ * followed within three words by a value with a digit that differs ("slip 14" → "it's slip 22 now",
+ * "my locker code is 4312" → "the locker code is 5580"). A shared word alone is no evidence of the
+ * same fact: "my bike lock code is 1234" leaves "my locker code is 4312" alone.
  */
 export function valueChange(older: string, newer: string): ValueChange | undefined {
   const oldTerms = contentTerms(older);
   const newTerms = contentTerms(newer);
+  const oldWords = new Set(oldTerms.filter((term) => !hasDigit(term)));
+  const newWords = new Set(newTerms.filter((term) => !hasDigit(term)));
+  if (!subsetOf(newWords, oldWords) && !subsetOf(oldWords, newWords)) return undefined;
   const valueAfter = (terms: string[], index: number) => terms.slice(index + 1, index + 4).find(hasDigit);
   for (let i = 0; i < newTerms.length; i++) {
     const key = newTerms[i];

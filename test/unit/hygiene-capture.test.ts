@@ -68,6 +68,8 @@ describe("the statement a trigger introduces", () => {
     expect(fact("Actually, the locker code is 5580 now.")).toMatchObject({ kind: "correction", statement: "the locker code is 5580 now" });
     expect(valueChange("my locker code is 4312", "the locker code is 5580 now")).toMatchObject({ oldValue: "4312", newValue: "5580" });
     expect(valueChange("my locker code is 4312", "the code review is tomorrow")).toBeUndefined();
+    expect(valueChange("my locker code is 4312", "my bike lock code is 1234")).toBeUndefined();
+    expect(valueChange("my sailboat is moored at slip 14", "it's slip 22 now")).toMatchObject({ key: "slip", oldValue: "14", newValue: "22" });
     expect(valueChange("my locker code is 4312", "my locker code is 4312")).toBeUndefined();
   });
 });
