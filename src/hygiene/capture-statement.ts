@@ -38,18 +38,28 @@ const SOFT_PATTERNS: readonly TriagePattern[] = BUILTIN_PATTERNS.filter((p) => p
 /** Sentence ends: . ! ? (not inside numbers like 4.5), CJK stops, line breaks. */
 const SENTENCE_END = /[.!?]+(?=\s|$)|[。！？\n]/g;
 
-function sentenceAround(text: string, start: number, end: number): { before: string; after: string } {
+type TriggerSentence = { before: string; trigger: string; after: string; question: boolean };
+
+/** The sentence holding the pattern's first match in `text`, split around the trigger. */
+function triggerSentence(text: string, pattern: TriagePattern): TriggerSentence | undefined {
+  const regex = new RegExp(pattern.source.replace(/^\/(.*)\/([a-z]*)$/s, "$1"), pattern.source.endsWith("/i") ? "i" : "");
+  const match = regex.exec(text);
+  if (!match) return undefined;
+  const start = match.index;
+  const end = start + match[0].length;
   let from = 0;
   let to = text.length;
+  let stopText = "";
   for (const stop of text.matchAll(SENTENCE_END)) {
     const at = stop.index ?? 0;
     if (at + stop[0].length <= start) from = at + stop[0].length;
     else if (at >= end) {
       to = at;
+      stopText = stop[0];
       break;
     }
   }
-  return { before: text.slice(from, start), after: text.slice(end, to) };
+  return { before: text.slice(from, start), trigger: match[0], after: text.slice(end, to), question: /[?？]/.test(stopText) };
 }
 
 /** One line, inert inside a Markdown list item followed by an HTML comment, at most MAX_FACT_CHARS. */
@@ -75,13 +85,11 @@ const LEADING_FILLER = /^(?:\s*(?:[:：,，]|that|this|to|about|is|are|was|pleas
 const TRAILING_FILLER = /(?:\b(?:please|ok|okay|so|and|but)\b|[,，]|\s)+$/i;
 const LEADING_CORRECTION = /^\s*(?:no|nope|actually|sorry|correction|wait|update)\b[\s,，:：!]*/i;
 
-function statementFrom(text: string, pattern: TriagePattern): string | undefined {
-  const regex = new RegExp(pattern.source.replace(/^\/(.*)\/([a-z]*)$/s, "$1"), pattern.source.endsWith("/i") ? "i" : "");
-  const match = regex.exec(text);
-  if (!match) return undefined;
-  const { before, after } = sentenceAround(text, match.index, match.index + match[0].length);
-  const tail = after.replace(LEADING_FILLER, "");
-  const chosen = tidyStatement(tail).length >= MIN_FACT_CHARS ? tail : before.replace(LEADING_CORRECTION, "").replace(TRAILING_FILLER, "");
+/** The statement a trigger introduces; a question ("remember when we met?") states nothing. */
+function statementFrom(sentence: TriggerSentence): string | undefined {
+  if (sentence.question) return undefined;
+  const tail = sentence.after.replace(LEADING_FILLER, "");
+  const chosen = tidyStatement(tail).length >= MIN_FACT_CHARS ? tail : sentence.before.replace(LEADING_CORRECTION, "").replace(TRAILING_FILLER, "");
   const statement = tidyStatement(chosen);
   return statement.length >= MIN_FACT_CHARS ? statement : undefined;
 }
@@ -112,22 +120,16 @@ export function extractFact(text: string, matches: readonly TriageMatch[]): Extr
   for (const [kind, patterns] of candidates) {
     for (const pattern of patterns) {
       if (!ids.has(pattern.id)) continue;
-      const statement = statementFrom(own, pattern);
-      if (!statement) continue;
-      const full = kind === "correction" ? tidyStatement(sentenceOf(own, pattern) ?? statement) : statement;
-      return { kind, statement: full.length >= MIN_FACT_CHARS ? full : statement, tag: tagFor(pattern.id, full), trigger: pattern.id };
+      const sentence = triggerSentence(own, pattern);
+      const statement = sentence && statementFrom(sentence);
+      if (!sentence || !statement) continue;
+      // A correction keeps its whole sentence ("the locker code is 5580 now"), minus "actually,"/"no,".
+      const whole = tidyStatement(`${sentence.before}${sentence.trigger}${sentence.after}`.replace(LEADING_CORRECTION, ""));
+      const chosen = kind === "correction" && whole.length >= MIN_FACT_CHARS ? whole : statement;
+      return { kind, statement: chosen, tag: tagFor(pattern.id, chosen), trigger: pattern.id };
     }
   }
   return undefined;
-}
-
-/** A correction keeps its whole sentence ("the locker code is 5580 now"), minus "actually,"/"no,". */
-function sentenceOf(text: string, pattern: TriagePattern): string | undefined {
-  const regex = new RegExp(pattern.source.replace(/^\/(.*)\/([a-z]*)$/s, "$1"), pattern.source.endsWith("/i") ? "i" : "");
-  const match = regex.exec(text);
-  if (!match) return undefined;
-  const { before, after } = sentenceAround(text, match.index, match.index + match[0].length);
-  return `${before}${match[0]}${after}`.replace(LEADING_CORRECTION, "");
 }
 
 // ── how two statements relate ──────────────────────────────────────────────────────────────────

@@ -11,6 +11,8 @@ import { recentMemoryItems } from "../../src/hygiene/memory-block.ts";
 import { scanMessage } from "../../src/hygiene/patterns.ts";
 import { triageInboundMessage } from "../../src/hygiene/triage.ts";
 import { chunkMarkdown } from "../../src/memory/chunk.ts";
+import type { RetrievedMemory } from "../../src/memory/types.ts";
+import { createMemoryContextService } from "../../src/context/service.ts";
 
 const NOW = new Date("2026-11-25T03:12:09.120Z");
 const LATER = new Date("2026-11-25T09:00:00.000Z");
@@ -40,6 +42,11 @@ describe("the statement a trigger introduces", () => {
     expect(fact("Please remember that my sailboat is moored at slip 14 in Sausalito. Thanks!")?.statement).toBe("my sailboat is moored at slip 14 in Sausalito");
     expect(fact("note to self: buy milk")?.statement).toBe("buy milk");
     expect(fact("记住我的储物柜密码是4312")?.statement).toBe("我的储物柜密码是4312");
+  });
+
+  it("a question states nothing", () => {
+    expect(fact("Do you remember when we sailed to Angel Island?")).toBeUndefined();
+    expect(fact("Remember that my locker code is 4312. Can you keep it?")?.statement).toBe("my locker code is 4312");
   });
 
   it("tags per §5.1: decisions, events, knowledge", () => {
@@ -168,5 +175,27 @@ describe("what a turn shows", () => {
     expect(leftOutOfTurn(line.replace("mentions: 1", "mentions: 1 status: superseded"), "what is my locker code?")).toBe(true);
     // Short memories never count as echoes.
     expect(echoesMessage("- yes", "yes I agree")).toBe(false);
+  });
+});
+
+describe("the service's turn", () => {
+  const hit = (id: string, text: string, score: number): RetrievedMemory => ({ id, text, score, date: "2026-11-25", headingPath: [], source: "embedded" });
+  const OLD = hit("old", "- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator mentions: 1 last: 2026-11-25 status: superseded captured: x -->", 0.95);
+  const NEW = hit("new", "- my locker code is 5580 #knowledge <!-- confidence: 1 source: correction mentions: 1 last: 2026-11-25 captured: y -->", 0.9);
+  const service = () =>
+    createMemoryContextService({ composeBlock: null, createRetriever: () => ({ label: "workspace memory", search: async () => [OLD, NEW] }) });
+  const turn = (text: string) =>
+    service().buildTurnContext({ sessionKey: "agent:main:main", cfg: undefined, text, workspaceDir: ws, turnKey: text });
+
+  it("never injects a superseded fact as current", async () => {
+    const context = await turn("what is my locker code?");
+    expect(context.block).toContain("my locker code is 5580");
+    expect(context.block).not.toContain("4312");
+    expect(context.injectedIds).toEqual(["new"]);
+  });
+
+  it("does not echo a memory the turn's own message already says", async () => {
+    const context = await turn("Remember that my locker code is 5580, please");
+    expect(context.block).not.toContain("5580");
   });
 });
