@@ -106,6 +106,14 @@ describe("capture through triage (owner sessions)", () => {
     expect(fs.existsSync(today())).toBe(false);
   });
 
+  it("memory_capture is validated like every CONFIG.md key: a bad value is named, the other keys apply", () => {
+    const result = parseHygieneConfigText("```yaml\nmemory_capture: maybe\nlock_max_retries: 8\n```");
+    expect(result.ok).toBe(false);
+    expect(result.error).toContain("memory_capture");
+    expect(result.config).toMatchObject({ memory_capture: true, lock_max_retries: 8 });
+    expect(parseHygieneConfigText("```yaml\nmemory_capture: false\n```").config.memory_capture).toBe(false);
+  });
+
   it("a repeat raises the mention count (+0.05) instead of adding a line", async () => {
     await say("Remember that my locker code is 4312");
     const again = await say("remember that my locker code is 4312!", { now: LATER });
