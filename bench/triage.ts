@@ -11,6 +11,7 @@ import { HYGIENE_CONFIG_DEFAULTS } from "../src/hygiene/config.ts";
 import { compileCustomPatterns, scanMessage } from "../src/hygiene/patterns.ts";
 import type { TriagePattern } from "../src/hygiene/patterns.ts";
 import { triageInboundMessage } from "../src/hygiene/triage.ts";
+import { extractFact } from "../src/hygiene/capture-statement.ts";
 import { markdownTable } from "./lib/table.ts";
 import { percentile } from "./lib/metrics.ts";
 import { timeAsync, timeSync as time } from "./lib/timing.ts";
@@ -54,6 +55,8 @@ export async function measureTriage(options: { iterations?: number } = {}): Prom
   const plain2k = chatMessage(2048);
   const flagged2k = chatMessage(2048, " you forgot that I already told you ");
   const hostile = hostileMessage();
+  const remember2k = chatMessage(2048, ". Remember that my locker code is 4312. ");
+  const rememberMatches = scanMessage(remember2k).matches;
   const results: TriageTiming[] = [
     summarise("scan, built-in patterns", "2 kB chat, no trigger", time(n, () => scanMessage(plain2k))),
     summarise("scan, built-in patterns", "2 kB chat, recall trigger", time(n, () => scanMessage(flagged2k))),
@@ -61,6 +64,7 @@ export async function measureTriage(options: { iterations?: number } = {}): Prom
     summarise("scan, built-in patterns", "100 kB hostile", time(big, () => scanMessage(hostile))),
     summarise(`scan, built-in + ${custom.length} custom (RE2)`, "100 kB hostile", time(big, () => scanMessage(hostile, custom, { customBudgetMs: 1_000 }))),
     summarise(`scan, built-in + ${custom.length} custom, 10 ms budget`, "100 kB hostile", time(big, () => scanMessage(hostile, custom))),
+    summarise("extractFact (capture statement)", "2 kB chat, memory trigger", time(n, () => extractFact(remember2k, rememberMatches))),
   ];
 
   // The whole entry point, including the two locked appends a flagged message causes.
@@ -73,6 +77,12 @@ export async function measureTriage(options: { iterations?: number } = {}): Prom
         "triageInboundMessage + queue + CORRECTIONS.md",
         "2 kB chat, recall trigger",
         await timeAsync(Math.min(n, 300), (i) => triageInboundMessage({ content: flagged2k, messageId: `m${i}`, workspaceDir: workspace, config: HYGIENE_CONFIG_DEFAULTS })),
+      ),
+      // An owner session's "remember that …" said again and again: queue + the fact line's mention count.
+      summarise(
+        "triageInboundMessage + queue + capture (repeat)",
+        "2 kB chat, memory trigger",
+        await timeAsync(Math.min(n, 300), (i) => triageInboundMessage({ content: remember2k, messageId: `r${i}`, workspaceDir: workspace, config: HYGIENE_CONFIG_DEFAULTS, capture: true })),
       ),
     );
   } finally {

@@ -20,8 +20,10 @@ function warn(error: unknown, event: string): void {
 export default async function ethosContextHandler(event: unknown): Promise<void> {
   if (isMessageReceivedEvent(event)) {
     try {
-      ethosContextRuntime.onMessageReceived(event);
-      void startInboundTriage(event, ethosContextRuntime);
+      // One classification of the turn, for the query capture and for triage.
+      const turn = ethosContextRuntime.classifyMessage(event);
+      ethosContextRuntime.onMessageReceived(event, turn);
+      void startInboundTriage(event, ethosContextRuntime, turn);
     } catch (error) {
       warn(error, "message:received");
     }

@@ -3,24 +3,30 @@ import { loadHygieneConfigCached } from "../hygiene/config.ts";
 import { triageInboundMessage } from "../hygiene/triage.ts";
 import type { MessageReceivedEvent } from "../openclaw/events.ts";
 import { sessionKeyOf } from "../openclaw/events.ts";
-import type { EthosContextRuntime } from "./runtime.ts";
+import type { EthosContextRuntime, MessageTurn } from "./runtime.ts";
 
 /**
- * Triage the operator's inbound message (spec 004 §7) in the background. message:received is not
- * awaited by the gateway, and lock contention can make the writes wait for seconds, so this never
- * holds anything up and never throws.
+ * Triage the operator's inbound message (spec 004 §7) and capture what it asks to remember, in the
+ * background. message:received is not awaited by the gateway, and lock contention can make the
+ * writes wait for seconds, so this never holds anything up and never throws. Only the operator's
+ * own sessions get here (the turn's one classification), so every capture is the operator's.
  */
-export function startInboundTriage(event: MessageReceivedEvent, runtime: EthosContextRuntime): Promise<void> {
-  const workspaceDir = runtime.operatorWorkspaceForMessage(event);
+export function startInboundTriage(event: MessageReceivedEvent, runtime: EthosContextRuntime, turn?: MessageTurn): Promise<void> {
+  const workspaceDir = runtime.operatorWorkspaceForMessage(event, turn);
   if (!workspaceDir) return Promise.resolve();
   const messageId = typeof event.context.messageId === "string" ? event.context.messageId : undefined;
   const channelId = typeof event.context.channelId === "string" ? event.context.channelId : undefined;
   return loadHygieneConfigCached(workspaceDir)
     .then(({ config }) =>
-      triageInboundMessage({ content: event.context.content, sessionKey: sessionKeyOf(event), messageId, channelId, workspaceDir, config }),
+      triageInboundMessage({ content: event.context.content, sessionKey: sessionKeyOf(event), messageId, channelId, workspaceDir, config, capture: true }),
     )
     .then((outcome) => {
-      if (outcome.flagged) getLogger("ethos-context").info({ classes: outcome.matches.map((m) => m.class), correction: outcome.correction?.id }, "message triaged");
+      if (outcome.flagged) {
+        getLogger("ethos-context").info(
+          { classes: outcome.matches.map((m) => m.class), correction: outcome.correction?.id, capture: outcome.capture?.action },
+          "message triaged",
+        );
+      }
     })
     .catch((error: unknown) => getLogger("ethos-context").warn({ err: (error as Error).message }, "triage failed"));
 }

@@ -1,4 +1,5 @@
 import { loadHygieneConfigCached } from "../hygiene/config.ts";
+import { leftOutOfTurn } from "../hygiene/capture.ts";
 import { assembleMemoryBlock } from "../hygiene/memory-block.ts";
 import type { SessionType } from "../session/types.ts";
 import type { Selection } from "./pipeline.ts";
@@ -26,6 +27,8 @@ export type BlockComposer = (input: {
   now: Date;
   /** Memory ids already injected earlier in this session: never injected twice. */
   excludeIds: ReadonlySet<string>;
+  /** This turn's cleaned message: a memory it already says is not echoed back. */
+  message?: string;
 }) => Promise<ComposedBlock | string> | ComposedBlock | string;
 
 /**
@@ -40,12 +43,13 @@ export type ComposedBlock = { block: string; injectedIds: string[]; fileBlock?: 
  */
 const OPERATOR_SESSIONS: ReadonlySet<SessionType> = new Set(["MAIN_SESSION", "PRIVATE_DM"]);
 
-export const assemblerBlockComposer: BlockComposer = async ({ workspaceDir, sessionType, selection, maxTokens, maxChars, now, excludeIds }) => {
+export const assemblerBlockComposer: BlockComposer = async ({ workspaceDir, sessionType, selection, maxTokens, maxChars, now, excludeIds, message }) => {
   const semanticOnly: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id), fileBlock: selection.fileBlock };
   if (!OPERATOR_SESSIONS.has(sessionType)) return semanticOnly;
 
   const { config } = await loadHygieneConfigCached(workspaceDir);
-  const assembled = await assembleMemoryBlock({ workspaceDir, semanticHits: selection.injected, maxTokens, now, config, excludeIds });
+  const leaveOut = (text: string) => leftOutOfTurn(text, message ?? "");
+  const assembled = await assembleMemoryBlock({ workspaceDir, semanticHits: selection.injected, maxTokens, now, config, excludeIds, leaveOut });
   const keptIds = new Set(assembled.blocks.flatMap((block) => block.itemIds));
   const keptHits = selection.injected.filter((memory) => keptIds.has(memory.id));
   const extraSections = assembled.blocks.filter((block) => block.slot !== "semantic_recall" && block.text);

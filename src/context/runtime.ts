@@ -10,6 +10,8 @@ import { MemoryContextService, retrievalSourceKey } from "./service.ts";
 import type { MemoryContextDeps, RetrievalHandle, TurnPlan } from "./service.ts";
 import type { CurrentTurn, TurnOutcome } from "./session-state.ts";
 import { waitAtMost } from "./wait.ts";
+import type { EthosContextConfig } from "./config.ts";
+import type { SessionClassification, SessionType } from "../session/types.ts";
 
 export { memoryIndexOptions, retrievalSourceKey } from "./service.ts";
 export type { BlockComposer, ComposedBlock } from "./memory-composer.ts";
@@ -32,6 +34,14 @@ export type EthosContextRuntimeOptions = MemoryContextDeps & {
 };
 
 type HookPending = { plan: TurnPlan; retrieval?: RetrievalHandle };
+
+/** A message:received turn as classified once by the handler. */
+export type MessageTurn = { sessionKey: string | undefined; cfg: OpenClawConfig | undefined; config: EthosContextConfig; classification: SessionClassification };
+
+/** The operator's own sessions: the only ones whose messages are triaged and captured. */
+export function isOperatorSession(type: SessionType): boolean {
+  return type === "MAIN_SESSION" || type === "PRIVATE_DM";
+}
 
 /** Replace our record if one is there (same name or same path), else append; never mutates `files`. */
 export function upsertMemoryRecord(files: readonly unknown[], record: BootstrapFileRecord, workspaceDir: string): unknown[] {
@@ -70,40 +80,46 @@ export class EthosContextRuntime {
   }
 
   /**
+   * The one classification of a message:received turn (openclaw.json from disk, as the event has no
+   * cfg). The handler makes it once and passes it to the query capture and to triage.
+   */
+  classifyMessage(event: MessageReceivedEvent): MessageTurn {
+    const sessionKey = sessionKeyOf(event);
+    const cfg = this.cfgForMessage();
+    const config = this.service.configFrom(cfg);
+    return { sessionKey, cfg, config, classification: classifyForRetrieval(sessionKey, cfg, config) };
+  }
+
+  /**
    * Best-known workspace for a message:received event (which carries none): the agent's workspace
    * from its last bootstrap, else one stated unambiguously in config. For other message-time work,
    * e.g. the triage scan, which needs a workspace to write its queue.
    */
-  workspaceForMessage(event: MessageReceivedEvent): string | undefined {
-    const sessionKey = sessionKeyOf(event);
-    const cfg = this.cfgForMessage();
-    const agentId = classifyForRetrieval(sessionKey, cfg, this.service.configFrom(cfg)).agentId;
-    return agentId ? this.workspaceByAgent.get(agentId) ?? configuredWorkspace(cfg, agentId) : undefined;
+  workspaceForMessage(event: MessageReceivedEvent, turn: MessageTurn = this.classifyMessage(event)): string | undefined {
+    const agentId = turn.classification.agentId;
+    return agentId ? this.workspaceByAgent.get(agentId) ?? configuredWorkspace(turn.cfg, agentId) : undefined;
   }
 
   /**
-   * Workspace for message-time work on the operator's own messages (triage), or undefined when the
-   * session is not the operator's (groups, strangers, subagents) or triage is switched off.
+   * Workspace for message-time work on the operator's own messages (triage, capture), or undefined
+   * when the session is not the operator's (groups, strangers, subagents, cron) or triage is off.
    */
-  operatorWorkspaceForMessage(event: MessageReceivedEvent): string | undefined {
-    const cfg = this.cfgForMessage();
-    const config = this.service.configFrom(cfg);
-    if (!config.triage) return undefined;
-    const type = classifyForRetrieval(sessionKeyOf(event), cfg, config).type;
-    return type === "MAIN_SESSION" || type === "PRIVATE_DM" ? this.workspaceForMessage(event) : undefined;
+  operatorWorkspaceForMessage(event: MessageReceivedEvent, turn: MessageTurn = this.classifyMessage(event)): string | undefined {
+    if (!turn.config.triage) return undefined;
+    return isOperatorSession(turn.classification.type) ? this.workspaceForMessage(event, turn) : undefined;
   }
 
   /**
    * message:received. Synchronous on purpose: the gateway does not await this event, and only the
    * synchronous prefix of a handler is guaranteed to run before the agent run starts.
    */
-  onMessageReceived(event: MessageReceivedEvent): void {
+  onMessageReceived(event: MessageReceivedEvent, turn?: MessageTurn): void {
     if (pluginDeliveryClaim()) return; // the plugin serves this process's turns
     const sessionKey = sessionKeyOf(event);
     if (!sessionKey) return;
     // No cfg on this event: openclaw.json from disk, else the cfg of the last bootstrap.
-    const cfg = this.cfgForMessage();
-    const plan = this.service.plan({ sessionKey, cfg, text: messageText(event.context.content) });
+    const { cfg, classification } = turn ?? this.classifyMessage(event);
+    const plan = this.service.plan({ sessionKey, cfg, text: messageText(event.context.content), classification });
     if (plan.kind === "out-of-scope") return;
     // A slash command (`/context list`, `/status`) is not a turn about anything: leave the
     // session's turn state alone, so `/context` still reports the last turn's memory record.

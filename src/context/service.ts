@@ -11,6 +11,7 @@ import type { OpenClawConfig } from "../openclaw/events.ts";
 import { resolveHookConfig } from "../openclaw/hook-config.ts";
 import type { SessionType } from "../session/types.ts";
 import type { SessionClassification } from "../session/types.ts";
+import { leftOutOfTurn } from "../hygiene/capture.ts";
 import { budgetLimitsFor } from "./budget.ts";
 import { parseEthosContextConfig } from "./config.ts";
 import type { EthosContextConfig } from "./config.ts";
@@ -290,7 +291,7 @@ export class MemoryContextService {
       return { block: "", injectedIds: [], reason: "timeout", status: "timeout" };
     }
     if (waited.status === "error") return { block: "", injectedIds: [], reason: "error", status: "error" };
-    const retrieved = waited.value;
+    const retrieved = { ...waited.value, results: waited.value.results.filter((memory) => !leftOutOfTurn(memory.text, plan.query)) };
     if (retrieved.dropped) return { block: "", injectedIds: [], reason: "superseded", status: "timeout" };
     const state = this.sessions.get(plan.sessionKey);
     const excludeIds = this.excludedIds(state, config);
@@ -304,7 +305,7 @@ export class MemoryContextService {
         now: new Date(this.now()),
         format: this.deps.format,
       });
-      const composed = await this.composeBlock(selection, config, plan.sessionType, workspaceDir, Math.max(0, deadline - this.now()), excludeIds);
+      const composed = await this.composeBlock(selection, config, plan.sessionType, workspaceDir, Math.max(0, deadline - this.now()), excludeIds, plan.query);
       return { block: composed.block, injectedIds: composed.injectedIds, fileBlock: composed.fileBlock, reason: selection.decision.tier, status: "ok" };
     } catch (error) {
       this.log().warn({ err: errorMessage(error) }, "memory block could not be built; nothing injected");
@@ -371,6 +372,7 @@ export class MemoryContextService {
     workspaceDir: string,
     remainingMs: number,
     excludeIds: ReadonlySet<string>,
+    message: string,
   ): Promise<ComposedBlock> {
     const fallback: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id), fileBlock: selection.fileBlock };
     const composer = this.deps.composeBlock === undefined ? assemblerBlockComposer : this.deps.composeBlock;
@@ -385,6 +387,7 @@ export class MemoryContextService {
         maxChars: limits.maxTotalChars,
         now: new Date(this.now()),
         excludeIds,
+        message,
       });
     const waited = await waitAtMost(call(), remainingMs);
     if (waited.status === "error") {

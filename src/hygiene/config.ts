@@ -55,6 +55,9 @@ export const hygieneConfigSchema = z.object({
   confidence_floor: fraction(0.2),
   confidence_boost_per_mention: fraction(0.05),
   correction_relevance_boost: z.number().min(1).default(1.5),
+  // ── Capture (openclaw-context; not in §13) ──
+  /** "Remember that …" in the operator's own sessions becomes a fact line in memory/YYYY-MM-DD.md. */
+  memory_capture: z.boolean().default(true),
   // ── Corrections (v4.1) ──
   correction_cooldown_hours: z.number().min(0).default(24),
   correction_retraction_confidence: fraction(0.3),

@@ -9,6 +9,7 @@ import { HYGIENE_CONFIG_DEFAULTS } from "./config.ts";
 import type { HygieneConfig } from "./config.ts";
 import { CORRECTIONS_FILE_NAME, parseCorrections } from "./corrections.ts";
 import type { CorrectionEntry } from "./corrections.ts";
+import { isSupersededEntry } from "./capture.ts";
 import { parseMemoryEntries, stripMemoryMetadata } from "./confidence.ts";
 
 // The ethos-context hook's injected block through the §6 assembler: open corrections (slot 3),
@@ -36,6 +37,8 @@ export type MemoryBlockInput = {
   include?: { corrections?: boolean; recentMemory?: boolean };
   /** Item ids already injected earlier in the session: left out (never injected twice). */
   excludeIds?: ReadonlySet<string>;
+  /** Recent-memory entries (raw text, metadata included) to leave out of this block. */
+  leaveOut?: (entryText: string) => boolean;
 };
 
 export type MemoryBlockResult = AssemblerResult & { errors: string[] };
@@ -71,7 +74,13 @@ export function correctionItems(markdown: string, maxSnippetChars: number): Slot
 }
 
 /** Entries of `memory/YYYY-MM-DD*.md` files dated within the retention window, newest first. */
-export async function recentMemoryItems(workspaceDir: string, now: Date, retentionHours: number, maxSnippetChars: number): Promise<SlotItem[]> {
+export async function recentMemoryItems(
+  workspaceDir: string,
+  now: Date,
+  retentionHours: number,
+  maxSnippetChars: number,
+  leaveOut: (entryText: string) => boolean = () => false,
+): Promise<SlotItem[]> {
   const dir = path.join(workspaceDir, "memory");
   let names: string[];
   try {
@@ -100,6 +109,8 @@ export async function recentMemoryItems(workspaceDir: string, now: Date, retenti
     const timestamp = new Date(Math.min(read.mtimeMs, now.getTime()));
     const entries = parseMemoryEntries(text).reverse(); // later entries in a day file are newer
     entries.forEach((entry, index) => {
+      // A superseded captured fact is history, not current memory (its line stays for the operator).
+      if (isSupersededEntry(entry.text) || leaveOut(entry.text)) return;
       const body = renderMemoryText(stripMemoryMetadata(entry.text).replace(/^([-*+]|\d+[.)])\s+/, ""), maxSnippetChars);
       if (body) items.push({ id: `${name}#${entries.length - index}`, text: `- [${day}] ${body}`, timestamp });
     });
@@ -131,7 +142,7 @@ export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<Memo
   }
   if (input.include?.recentMemory !== false) {
     try {
-      recent = await recentMemoryItems(input.workspaceDir, now, config.memory_retention_hours, snippet);
+      recent = await recentMemoryItems(input.workspaceDir, now, config.memory_retention_hours, snippet, input.leaveOut);
     } catch (error) {
       errors.push(`recent memory: ${(error as Error).message}`);
     }

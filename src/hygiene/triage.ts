@@ -6,6 +6,9 @@ import { getLogger } from "../core/log.ts";
 import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "./config.ts";
 import type { HygieneConfig } from "./config.ts";
 import { appendCorrection } from "./corrections.ts";
+import { captureFact } from "./capture.ts";
+import type { CaptureOutcome } from "./capture.ts";
+import { extractFact } from "./capture-statement.ts";
 import { compileCustomPatterns, scanMessage } from "./patterns.ts";
 import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidence } from "./patterns.ts";
 
@@ -13,10 +16,14 @@ import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidenc
 //  - any match → one line in the per-day queue `memory/.triage/YYYY-MM-DD.jsonl` (priority: true)
 //    for the Memory Miner;
 //  - a recall failure or soft correction → a CORRECTIONS.md entry (§5.3), verified: false with a
-//    cool-down. Both writes take the file's §4.1 lock. No network, no LLM, never throws.
+//    cool-down;
+//  - in the operator's own sessions (`capture: true`), a memory trigger, or a correction of a
+//    captured fact, → one fact line in `memory/YYYY-MM-DD.md` (capture.ts; CONFIG.md memory_capture).
+// Every write takes the file's §4.1 lock. No network, no LLM, never throws.
 
 export const TRIAGE_DIR = path.join("memory", ".triage");
 export const TRIAGE_AGENT_NAME = "heartbeat-triage";
+export const CAPTURE_AGENT_NAME = "memory-capture";
 const EXCERPT_CHARS = 500;
 
 export type TriageInput = {
@@ -29,6 +36,11 @@ export type TriageInput = {
   now?: Date;
   config?: HygieneConfig;
   scan?: ScanOptions;
+  /**
+   * The message is the operator's, in the operator's own session (MAIN_SESSION, owner PRIVATE_DM),
+   * as the caller's one classification of the turn says: only then may a fact be captured.
+   */
+  capture?: boolean;
 };
 
 export type TriageOutcome = {
@@ -37,6 +49,8 @@ export type TriageOutcome = {
   /** Queue file written (absolute), when flagged and the write succeeded. */
   queueFile?: string;
   correction?: { id: string; file: string; confidence: TriggerConfidence; written: boolean };
+  /** The explicit capture, when one was attempted. */
+  capture?: CaptureOutcome;
   /** CONFIG.md custom patterns that were skipped, and why. */
   patternProblems: string[];
   scannedChars: number;
@@ -164,6 +178,15 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
         ).then(
           ({ id, file, result }) => void (outcome.correction = { id, file, confidence, written: result.written }),
           (error: Error) => void outcome.errors.push(`corrections: ${error.message}`),
+        ),
+      );
+    }
+    const fact = input.capture && config.memory_capture ? extractFact(text, scan.matches) : undefined;
+    if (fact) {
+      writes.push(
+        captureFact({ workspaceDir: input.workspaceDir, fact, now, config, lock: lockOptionsFromConfig(config, CAPTURE_AGENT_NAME) }).then(
+          (capture) => void (outcome.capture = capture),
+          (error: Error) => void outcome.errors.push(`capture: ${error.message}`),
         ),
       );
     }

@@ -6,6 +6,7 @@ import { CONFIG_ISSUE_EVENT, parseConfigOrDefaults } from "../core/config.ts";
 import type { ConfigIssue } from "../core/config.ts";
 import { hookLogFile, setLogDestination } from "../core/log.ts";
 import { HOOK_KEYS } from "../core/records.ts";
+import { capturedToday } from "../hygiene/capture.ts";
 import { defaultIndexCacheDir } from "../memory/sources.ts";
 import { openClawStateDir } from "../openclaw/config-file.ts";
 import { isObject } from "../openclaw/events.ts";
@@ -35,6 +36,8 @@ export type StatusReport = {
   configLogged: (ConfigIssue & { time?: string })[];
   decisions: Record<string, { time?: string; hook?: string; summary: string }[]>;
   index: { dir: string; files: IndexFileStatus[] };
+  /** Facts captured today from "remember that …" (memory/YYYY-MM-DD.md, UTC day). */
+  captured: { file: string; facts: { statement: string; tag: string; source?: string; mentions?: number; superseded: boolean; capturedAt: string }[] };
 };
 
 const MAX_LOG_TAIL_BYTES = 4 * 1024 * 1024;
@@ -177,7 +180,14 @@ function indexStatus(dir: string): StatusReport["index"] {
   return { dir, files };
 }
 
-export async function collectStatus(params: { configPath: string; workspace: string; cli?: string; decisionsPerType?: number; env?: NodeJS.ProcessEnv }): Promise<StatusReport> {
+export async function collectStatus(params: {
+  configPath: string;
+  workspace: string;
+  cli?: string;
+  decisionsPerType?: number;
+  env?: NodeJS.ProcessEnv;
+  now?: Date;
+}): Promise<StatusReport> {
   const env = params.env ?? process.env;
   const cfg = await readOpenClawJson(params.configPath).catch(() => undefined);
   let record: InstallRecord | undefined;
@@ -225,6 +235,22 @@ export async function collectStatus(params: { configPath: string; workspace: str
     configLogged: lastLoggedConfigIssues(records),
     decisions: recentDecisions(records, params.decisionsPerType ?? 3),
     index: indexStatus(defaultIndexCacheDir(env)),
+    captured: await capturedTodayStatus(params.workspace, params.now ?? new Date()),
+  };
+}
+
+async function capturedTodayStatus(workspace: string, now: Date): Promise<StatusReport["captured"]> {
+  const today = await capturedToday(workspace, now);
+  return {
+    file: today.file,
+    facts: today.facts.map((fact) => ({
+      statement: fact.statement,
+      tag: fact.tag,
+      source: fact.meta.source,
+      mentions: fact.meta.mentions,
+      superseded: fact.superseded,
+      capturedAt: fact.capturedAt,
+    })),
   };
 }
 
@@ -274,6 +300,13 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
     const what = file.filesIndexed !== undefined ? `${file.filesIndexed} files of ${file.rootDir ?? "?"}` : path.basename(file.file);
     const stale = file.staleFiles ? `; ${file.staleFiles} file(s) changed since, re-read on the next turn` : "; up to date with the files on disk";
     out.push(`  ${what}: ${bytes(file.bytes)}, saved ${ago(file.savedAt, now)}${file.filesIndexed !== undefined ? stale : ""}`);
+  }
+  out.push("", `Captured today (${report.captured.file}; delete a line to undo it)`);
+  if (report.captured.facts.length === 0) out.push("  nothing captured today");
+  for (const fact of report.captured.facts) {
+    const mentions = fact.mentions && fact.mentions > 1 ? `, said ${fact.mentions} times` : "";
+    const state = fact.superseded ? "superseded by a newer value" : fact.source === "correction" ? "correction" : "current";
+    out.push(`  ${fact.capturedAt.slice(11, 16)} UTC  ${fact.statement} ${fact.tag} (${state}${mentions})`);
   }
   return out.join("\n");
 }

@@ -76,6 +76,18 @@ describe("npm run status", () => {
     length.writeUInt32LE(header.length);
     fs.writeFileSync(path.join(indexDir, "b.idx"), Buffer.concat([Buffer.from("OCIX"), length, header, Buffer.alloc(64)]));
 
+    // Two facts captured today (one superseded by the other) among an agent's own note.
+    const now = new Date();
+    const day = now.toISOString().slice(0, 10);
+    fs.writeFileSync(
+      path.join(ws, "memory", `${day}.md`),
+      [
+        `- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator mentions: 2 last: ${day} status: superseded captured: ${day}T08:05:00.000Z -->`,
+        "- agent wrote this itself",
+        `- my locker code is 5580 #knowledge <!-- confidence: 1 source: correction mentions: 1 last: ${day} captured: ${day}T09:30:00.000Z -->`,
+      ].join("\n") + "\n",
+    );
+
     const result = await runOpsScript("status.ts", ["--no-cli"], { OPENCLAW_STATE_DIR: state, OPENCLAW_CONFIG_PATH: config, OPENCLAW_CONTEXT_LOG_FILE: "" });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -90,6 +102,8 @@ describe("npm run status", () => {
     // memory/gone.md no longer exists: counted as changed since the index was saved.
     expect(out).toMatch(new RegExp(`2 files of ${ws.replace(/[/\\]/g, "\\$&")}: \\d+ B, saved \\d+ s ago; 1 file\\(s\\) changed since`));
     expect(out).toMatch(new RegExp(`1 files of ${ws.replace(/[/\\]/g, "\\$&")}: \\d+ B, saved \\d+ s ago; up to date with the files on disk`));
+    expect(out).toContain(`Captured today (${path.join(ws, "memory", `${day}.md`)}; delete a line to undo it)\n  08:05 UTC  my locker code is 4312 #knowledge (superseded by a newer value, said 2 times)\n  09:30 UTC  my locker code is 5580 #knowledge (correction)`);
+    expect(out).not.toContain("agent wrote this itself");
   });
 
   it("on an empty machine says what is missing instead of failing", async () => {
@@ -102,6 +116,7 @@ describe("npm run status", () => {
     expect(result.stdout).toContain("aci-bootstrap: disabled (no hooks.internal.entries.aci-bootstrap.enabled in openclaw.json");
     expect(result.stdout).toContain("none logged yet");
     expect(result.stdout).toContain("no saved index yet");
+    expect(result.stdout).toContain("nothing captured today");
   });
 });
 

@@ -1,0 +1,249 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { updateFileLocked } from "../fs/lock.ts";
+import type { LockOptions } from "../fs/lock.ts";
+import { readRegularFile } from "../fs/safe-read.ts";
+import { formatMemoryMetadata, parseMemoryMetadata, recordMention } from "./confidence.ts";
+import type { MemoryMetadata } from "./confidence.ts";
+import type { HygieneConfig } from "./config.ts";
+import { contentTerms, echoesMessage, isRepeat, valueChange, withNewValue } from "./capture-statement.ts";
+import type { ExtractedFact, FactTag } from "./capture-statement.ts";
+
+// Explicit capture (persistent memory spec §5.1 Core tier, flat files, no LLM): a fact the operator
+// asked to keep becomes one line of today's `memory/YYYY-MM-DD.md`:
+//
+//   - my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator mentions: 1 last: 2026-11-25 captured: 2026-11-25T03:12:09.120Z -->
+//
+// One list item is one chunk for the memory index and one entry for the recent-memory slot; the
+// comment is invisible to the model (rendering drops it) and deleting the line undoes the capture.
+// Before writing (§5.1 rule 2): a repeat raises the existing line's mention count (+0.05); a new
+// value for the same key (rule 5, corrections win) marks the older line `status: superseded`, which
+// retrieval leaves out, and adds the new value. Every change takes the file's §4.1 lock; locks are
+// taken one after another, never nested.
+
+export const MEMORY_DIR = "memory";
+/** Older day files searched for a repeat or an outdated value (newest first). */
+export const MAX_DEDUPE_FILES = 30;
+export const MAX_DAY_FILE_BYTES = 256 * 1024;
+export const SUPERSEDED = "superseded";
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.md$/;
+const CAPTURED_LINE = /^- (.+?) (#event|#knowledge|#skill|#decision) (<!--[^>]*\bcaptured:[ \t]*(\S+)[^>]*-->)[ \t]*$/;
+
+export type CapturedFact = {
+  /** The whole line as in the file (used to find it again under the lock). */
+  line: string;
+  statement: string;
+  tag: FactTag;
+  meta: MemoryMetadata;
+  capturedAt: string;
+  superseded: boolean;
+};
+
+export function dayFileFor(workspaceDir: string, now: Date): string {
+  return path.join(workspaceDir, MEMORY_DIR, `${now.toISOString().slice(0, 10)}.md`);
+}
+
+/** A captured fact line, or undefined for any other line. */
+export function parseCapturedLine(line: string): CapturedFact | undefined {
+  const match = CAPTURED_LINE.exec(line);
+  if (!match) return undefined;
+  const meta = parseMemoryMetadata(match[3]) ?? {};
+  return { line, statement: match[1], tag: match[2] as FactTag, meta, capturedAt: match[4], superseded: meta.status === SUPERSEDED };
+}
+
+export function formatCapturedLine(statement: string, tag: FactTag, meta: MemoryMetadata, capturedAt: string): string {
+  return `- ${statement} ${tag} ${formatMemoryMetadata(meta).replace(/ -->$/, ` captured: ${capturedAt} -->`)}`;
+}
+
+/** Captured facts of a day file, newest (lowest in the file) first. */
+export function capturedFacts(markdown: string): CapturedFact[] {
+  const facts: CapturedFact[] = [];
+  for (const line of markdown.split(/\r?\n/)) {
+    const fact = parseCapturedLine(line);
+    if (fact) facts.push(fact);
+  }
+  return facts.reverse();
+}
+
+/** Is this memory entry a captured fact that a newer value replaced? Retrieval leaves it out. */
+export function isSupersededEntry(text: string): boolean {
+  return /<!--[^>]*\bstatus:[ \t]*superseded\b[^>]*-->/i.test(text);
+}
+
+type Relation = { fact: CapturedFact; how: "repeat" } | { fact: CapturedFact; how: "change"; replacement: string };
+
+function jaccard(a: string, b: string): number {
+  const x = new Set(contentTerms(a));
+  const y = new Set(contentTerms(b));
+  if (x.size === 0 || y.size === 0) return 0;
+  let shared = 0;
+  for (const term of x) if (y.has(term)) shared++;
+  return shared / (x.size + y.size - shared);
+}
+
+/** How a new fact relates to the current captured facts (newest first), or undefined. */
+export function relate(fact: ExtractedFact, facts: readonly CapturedFact[]): Relation | undefined {
+  const current = facts.filter((f) => !f.superseded);
+  const repeat = current.find((f) => isRepeat(f.statement, fact.statement));
+  if (repeat) return { fact: repeat, how: "repeat" };
+  for (const older of current) {
+    const change = valueChange(older.statement, fact.statement);
+    if (change) {
+      // A correction names only the new value ("it's slip 22 now"): the older line with the value put in.
+      const replacement = fact.kind === "correction" ? (withNewValue(older.statement, change) ?? fact.statement) : fact.statement;
+      return { fact: older, how: "change", replacement };
+    }
+  }
+  if (fact.kind === "correction") {
+    // "Actually, I prefer tea in the morning" vs "I prefer coffee in the morning": most words shared.
+    const similar = current.find((f) => jaccard(f.statement, fact.statement) >= 0.5);
+    if (similar) return { fact: similar, how: "change", replacement: fact.statement };
+  }
+  return undefined;
+}
+
+export type CaptureAction = "added" | "mentioned" | "superseded" | "ignored";
+
+export type CaptureOutcome = {
+  action: CaptureAction;
+  /** The line written or updated (for `added`/`superseded`: the new line). */
+  line?: string;
+  /** Day file holding the new or updated line. */
+  file?: string;
+  /** For `superseded`: the older line's file and statement. */
+  supersededIn?: string;
+  supersededStatement?: string;
+  reason?: string;
+};
+
+export type CaptureInput = {
+  workspaceDir: string;
+  fact: ExtractedFact;
+  now: Date;
+  config: HygieneConfig;
+  lock: LockOptions;
+};
+
+function newMeta(fact: ExtractedFact, now: Date): MemoryMetadata {
+  return fact.kind === "correction" ? { confidence: 1, source: "correction", mentions: 1, last: now } : { confidence: 0.95, source: "operator", mentions: 1, last: now };
+}
+
+function replaceLine(markdown: string, line: string, next: string): string | null {
+  const lines = markdown.split("\n");
+  const index = lines.findIndex((l) => l.replace(/\r$/, "") === line);
+  if (index === -1) return null;
+  lines[index] = next;
+  return lines.join("\n");
+}
+
+function appendLine(markdown: string, line: string): string {
+  if (markdown === "") return `${line}\n`;
+  return markdown.endsWith("\n") ? `${markdown}${line}\n` : `${markdown}\n${line}\n`;
+}
+
+function mentioned(fact: CapturedFact, now: Date, config: HygieneConfig): string {
+  return formatCapturedLine(fact.statement, fact.tag, recordMention(fact.meta, now, config), fact.capturedAt);
+}
+
+function superseded(fact: CapturedFact): string {
+  return formatCapturedLine(fact.statement, fact.tag, { ...fact.meta, status: SUPERSEDED }, fact.capturedAt);
+}
+
+async function readDayFile(file: string, workspaceDir: string): Promise<string> {
+  const read = await readRegularFile(file, { maxBytes: MAX_DAY_FILE_BYTES, root: workspaceDir, truncate: true });
+  return read.ok ? read.bytes.toString("utf8") : "";
+}
+
+/** Day files before today, newest first, at most MAX_DEDUPE_FILES. */
+async function olderDayFiles(workspaceDir: string, today: string): Promise<string[]> {
+  const names = await fs.readdir(path.join(workspaceDir, MEMORY_DIR)).catch(() => [] as string[]);
+  return names
+    .filter((name) => DAY_FILE.test(name) && name < `${today}.md`)
+    .sort()
+    .reverse()
+    .slice(0, MAX_DEDUPE_FILES)
+    .map((name) => path.join(workspaceDir, MEMORY_DIR, name));
+}
+
+/**
+ * Write one extracted fact: today's file under its lock decides repeat / new value / new line from
+ * what it holds at that moment, so concurrent captures of the same words never add two lines.
+ * Throws only on write failures (the caller reports them; the turn never waits for this).
+ */
+export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> {
+  const { workspaceDir, fact, now, config } = input;
+  const todayFile = dayFileFor(workspaceDir, now);
+  const lock = { ...input.lock, containWithin: workspaceDir };
+  await fs.mkdir(path.dirname(todayFile), { recursive: true });
+
+  // An older day's fact said again or given a new value: update it there (its own lock).
+  let statement = fact.statement;
+  let supersededInfo: Pick<CaptureOutcome, "supersededIn" | "supersededStatement"> = {};
+  const todayHas = relate(fact, capturedFacts(await readDayFile(todayFile, workspaceDir)));
+  if (!todayHas) {
+    for (const file of await olderDayFiles(workspaceDir, path.basename(todayFile, ".md"))) {
+      const relation = relate(fact, capturedFacts(await readDayFile(file, workspaceDir)));
+      if (!relation) continue;
+      const next = relation.how === "repeat" ? mentioned(relation.fact, now, config) : superseded(relation.fact);
+      const result = await updateFileLocked(file, (current) => replaceLine(current, relation.fact.line, next), lock);
+      if (!result.written) break; // edited meanwhile (or deleted by the operator): treat as new
+      if (relation.how === "repeat") return { action: "mentioned", line: next, file };
+      statement = relation.replacement;
+      supersededInfo = { supersededIn: file, supersededStatement: relation.fact.statement };
+      break;
+    }
+  }
+
+  const capturedAt = now.toISOString();
+  let outcome: CaptureOutcome = { action: "ignored", reason: "nothing to write" };
+  const current: ExtractedFact = { ...fact, statement };
+  await updateFileLocked(
+    todayFile,
+    (text) => {
+      const relation = relate(current, capturedFacts(text));
+      if (relation?.how === "repeat") {
+        const next = mentioned(relation.fact, now, config);
+        outcome = { action: "mentioned", line: next, file: todayFile };
+        return replaceLine(text, relation.fact.line, next);
+      }
+      if (relation?.how === "change") {
+        const line = formatCapturedLine(relation.replacement, fact.tag, newMeta(current, now), capturedAt);
+        const marked = replaceLine(text, relation.fact.line, superseded(relation.fact));
+        if (marked === null) return null;
+        outcome = { action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: relation.fact.statement };
+        return appendLine(marked, line);
+      }
+      if (fact.kind === "correction" && !supersededInfo.supersededIn) {
+        // A correction of nothing we captured: CORRECTIONS.md has it (triage); no fact line.
+        outcome = { action: "ignored", reason: "correction of no captured fact" };
+        return null;
+      }
+      const line = formatCapturedLine(statement, fact.tag, newMeta(current, now), capturedAt);
+      outcome = supersededInfo.supersededIn ? { action: "superseded", line, file: todayFile, ...supersededInfo } : { action: "added", line, file: todayFile };
+      return appendLine(text, line);
+    },
+    lock,
+  );
+  return outcome;
+}
+
+export type CapturedToday = { file: string; facts: CapturedFact[] };
+
+/** Facts captured today (status: what `npm run status` lists), oldest first. */
+export async function capturedToday(workspaceDir: string, now: Date = new Date()): Promise<CapturedToday> {
+  const file = dayFileFor(workspaceDir, now);
+  const today = now.toISOString().slice(0, 10);
+  const facts = capturedFacts(await readDayFile(file, workspaceDir))
+    .filter((fact) => fact.capturedAt.startsWith(today))
+    .reverse();
+  return { file, facts };
+}
+
+/**
+ * A memory this turn must not show as current: a captured fact a newer value superseded, or one the
+ * turn's own message already says (the capture of "remember that …" landing while the same turn's
+ * block is built must not echo it back).
+ */
+export function leftOutOfTurn(memoryText: string, message: string): boolean {
+  return isSupersededEntry(memoryText) || echoesMessage(memoryText, message);
+}

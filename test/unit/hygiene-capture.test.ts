@@ -1,0 +1,209 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { setLogDestination } from "../../src/core/log.ts";
+import { capturedFacts, capturedToday, dayFileFor, leftOutOfTurn, parseCapturedLine } from "../../src/hygiene/capture.ts";
+import { MAX_FACT_CHARS, echoesMessage, extractFact, valueChange } from "../../src/hygiene/capture-statement.ts";
+import { HYGIENE_CONFIG_DEFAULTS, parseHygieneConfigText } from "../../src/hygiene/config.ts";
+import type { HygieneConfig } from "../../src/hygiene/config.ts";
+import { recentMemoryItems } from "../../src/hygiene/memory-block.ts";
+import { scanMessage } from "../../src/hygiene/patterns.ts";
+import { triageInboundMessage } from "../../src/hygiene/triage.ts";
+import { chunkMarkdown } from "../../src/memory/chunk.ts";
+import type { RetrievedMemory } from "../../src/memory/types.ts";
+import { createMemoryContextService } from "../../src/context/service.ts";
+
+const NOW = new Date("2026-11-25T03:12:09.120Z");
+const LATER = new Date("2026-11-25T09:00:00.000Z");
+const FAST: HygieneConfig = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.01, lock_max_retries: 500 };
+
+const fact = (text: string) => extractFact(text, scanMessage(text).matches);
+
+let ws: string;
+beforeEach(() => {
+  ws = fs.mkdtempSync(path.join(os.tmpdir(), "capture-"));
+  setLogDestination({ write: () => true } as never);
+});
+afterEach(() => {
+  setLogDestination(undefined);
+  fs.rmSync(ws, { recursive: true, force: true });
+});
+
+const today = () => dayFileFor(ws, NOW);
+const readToday = () => fs.readFileSync(today(), "utf8");
+const say = (content: string, options: { now?: Date; capture?: boolean; config?: HygieneConfig } = {}) =>
+  triageInboundMessage({ content, workspaceDir: ws, now: options.now ?? NOW, config: options.config ?? FAST, capture: options.capture ?? true, sessionKey: "agent:main:main" });
+
+describe("the statement a trigger introduces", () => {
+  it("drops the trigger words and keeps the statement", () => {
+    expect(fact("Remember that my locker code is 4312")).toEqual({ kind: "memory", statement: "my locker code is 4312", tag: "#knowledge", trigger: "remember-that" });
+    expect(fact("My locker code is 4312, remember that.")?.statement).toBe("My locker code is 4312");
+    expect(fact("Please remember that my sailboat is moored at slip 14 in Sausalito. Thanks!")?.statement).toBe("my sailboat is moored at slip 14 in Sausalito");
+    expect(fact("note to self: buy milk")?.statement).toBe("buy milk");
+    expect(fact("记住我的储物柜密码是4312")?.statement).toBe("我的储物柜密码是4312");
+  });
+
+  it("a question states nothing", () => {
+    expect(fact("Do you remember when we sailed to Angel Island?")).toBeUndefined();
+    expect(fact("Remember that my locker code is 4312. Can you keep it?")?.statement).toBe("my locker code is 4312");
+  });
+
+  it("tags per §5.1: decisions, events, knowledge", () => {
+    expect(fact("decision: we ship on Friday")?.tag).toBe("#decision");
+    expect(fact("don't forget to call mom tomorrow")).toMatchObject({ statement: "call mom tomorrow", tag: "#event" });
+    expect(fact("remember that the wifi password is hunter2")?.tag).toBe("#knowledge");
+  });
+
+  it("captures nothing from code blocks, inline code, quoted lines or quoted passages", () => {
+    expect(fact("```\nremember that x is 1\n```")).toBeUndefined();
+    expect(fact("look: `remember that x is 1`")).toBeUndefined();
+    expect(fact("> remember that foo is 2")).toBeUndefined();
+    expect(fact('He wrote "remember that the code is 1" in the log')).toBeUndefined();
+    expect(fact("“remember that the code is 1”, she said")).toBeUndefined();
+  });
+
+  it("is one bounded line that cannot open or close the metadata comment", () => {
+    const statement = fact(`remember that ${"very long words ".repeat(60)}end`)!.statement;
+    expect(statement.length).toBeLessThanOrEqual(MAX_FACT_CHARS);
+    expect(statement.endsWith("…")).toBe(true);
+    const hostile = fact("remember that <!-- status: superseded --> x is 5 --> <b>\nsecond line")!.statement;
+    expect(hostile).toBe("x is 5 -- b");
+  });
+
+  it("a soft correction keeps its sentence; a value change needs a digit next to a shared word", () => {
+    expect(fact("Actually, the locker code is 5580 now.")).toMatchObject({ kind: "correction", statement: "the locker code is 5580 now" });
+    expect(valueChange("my locker code is 4312", "the locker code is 5580 now")).toMatchObject({ oldValue: "4312", newValue: "5580" });
+    expect(valueChange("my locker code is 4312", "the code review is tomorrow")).toBeUndefined();
+    expect(valueChange("my locker code is 4312", "my bike lock code is 1234")).toBeUndefined();
+    expect(valueChange("my sailboat is moored at slip 14", "it's slip 22 now")).toMatchObject({ key: "slip", oldValue: "14", newValue: "22" });
+    expect(valueChange("my locker code is 4312", "my locker code is 4312")).toBeUndefined();
+  });
+});
+
+describe("capture through triage (owner sessions)", () => {
+  it("writes one dated fact line with the §8 metadata, which the index chunks as one fact", async () => {
+    const outcome = await say("Remember that my locker code is 4312");
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.capture?.action).toBe("added");
+    const text = readToday();
+    expect(text).toBe(`- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator mentions: 1 last: 2026-11-25 captured: ${NOW.toISOString()} -->\n`);
+    await say("Don't forget: the dentist is on 2026-12-02");
+    const chunks = chunkMarkdown(readToday(), "memory/2026-11-25.md", { maxChunkChars: 1200 });
+    expect(chunks.map((c) => c.text.replace(/ <!--.*-->$/, ""))).toEqual(["- my locker code is 4312 #knowledge", "- the dentist is on 2026-12-02 #event"]);
+    expect(chunks.every((c) => c.date === "2026-11-25" || c.date === "2026-12-02")).toBe(true);
+    // The triage queue still gets its line for the Memory Miner.
+    expect(fs.existsSync(path.join(ws, "memory", ".triage", "2026-11-25.jsonl"))).toBe(true);
+  });
+
+  it("writes nothing when the caller's classification is not an owner session, or CONFIG.md switches it off", async () => {
+    const outcome = await say("Remember that my locker code is 4312", { capture: false });
+    expect(outcome.flagged).toBe(true);
+    expect(outcome.capture).toBeUndefined();
+    expect(fs.existsSync(today())).toBe(false);
+    const off = parseHygieneConfigText("```yaml\nmemory_capture: false\n```").config;
+    await say("Remember that my locker code is 4312", { config: { ...FAST, memory_capture: off.memory_capture } });
+    expect(fs.existsSync(today())).toBe(false);
+  });
+
+  it("memory_capture is validated like every CONFIG.md key: a bad value is named, the other keys apply", () => {
+    const result = parseHygieneConfigText("```yaml\nmemory_capture: maybe\nlock_max_retries: 8\n```");
+    expect(result.ok).toBe(false);
+    expect(result.error).toContain("memory_capture");
+    expect(result.config).toMatchObject({ memory_capture: true, lock_max_retries: 8 });
+    expect(parseHygieneConfigText("```yaml\nmemory_capture: false\n```").config.memory_capture).toBe(false);
+  });
+
+  it("a repeat raises the mention count (+0.05) instead of adding a line", async () => {
+    await say("Remember that my locker code is 4312");
+    const again = await say("remember that my locker code is 4312!", { now: LATER });
+    expect(again.capture?.action).toBe("mentioned");
+    const lines = readToday().trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(parseCapturedLine(lines[0])?.meta).toMatchObject({ confidence: 1, mentions: 2, source: "operator" });
+  });
+
+  it("a repeat of an older day's fact updates that day's line", async () => {
+    const older = path.join(ws, "memory", "2026-11-20.md");
+    fs.mkdirSync(path.dirname(older), { recursive: true });
+    fs.writeFileSync(older, "# Notes\n\n- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator mentions: 1 last: 2026-11-20 captured: 2026-11-20T10:00:00.000Z -->\n- agent note\n");
+    const outcome = await say("Remember that my locker code is 4312");
+    expect(outcome.capture).toMatchObject({ action: "mentioned", file: older });
+    expect(fs.existsSync(today())).toBe(false);
+    expect(fs.readFileSync(older, "utf8")).toContain("- my locker code is 4312 #knowledge <!-- confidence: 1 source: operator mentions: 2 last: 2026-11-25 captured: 2026-11-20T10:00:00.000Z -->\n- agent note\n");
+  });
+
+  it("a correction supersedes the older value and the new value wins (source: correction)", async () => {
+    await say("Remember that my sailboat is moored at slip 14 in Sausalito.");
+    const corrected = await say("actually it's slip 22 now", { now: LATER });
+    expect(corrected.capture).toMatchObject({ action: "superseded", supersededStatement: "my sailboat is moored at slip 14 in Sausalito" });
+    const facts = capturedFacts(readToday());
+    expect(facts.map((f) => [f.statement, f.superseded, f.meta.source])).toEqual([
+      ["my sailboat is moored at slip 22 in Sausalito", false, "correction"],
+      ["my sailboat is moored at slip 14 in Sausalito", true, "operator"],
+    ]);
+    // The recent-memory slot shows only the current value.
+    const recent = await recentMemoryItems(ws, LATER, 48, 600);
+    expect(recent.map((item) => item.text)).toEqual(["- [2026-11-25] my sailboat is moored at slip 22 in Sausalito #knowledge"]);
+    // A later "remember that" with a new number supersedes too.
+    await say("Remember that my sailboat is moored at slip 30 in Sausalito.", { now: LATER });
+    expect(capturedFacts(readToday()).filter((f) => !f.superseded).map((f) => f.statement)).toEqual(["my sailboat is moored at slip 30 in Sausalito"]);
+  });
+
+  it("a correction of nothing captured writes no fact (CORRECTIONS.md still logs it)", async () => {
+    const outcome = await say("actually it's slip 22 now");
+    expect(outcome.capture?.action).toBe("ignored");
+    expect(fs.existsSync(today())).toBe(false);
+    expect(outcome.correction?.written).toBe(true);
+  });
+
+  it("a line the operator deleted is gone: the next capture adds it anew", async () => {
+    await say("Remember that my locker code is 4312");
+    fs.writeFileSync(today(), "");
+    expect((await say("Remember that my locker code is 4312")).capture?.action).toBe("added");
+    expect(readToday().trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("status lists today's captures", async () => {
+    await say("Remember that my locker code is 4312");
+    await say("Actually, the locker code is 5580 now.", { now: LATER });
+    const listed = await capturedToday(ws, LATER);
+    expect(listed.facts.map((f) => [f.statement, f.superseded])).toEqual([
+      ["my locker code is 4312", true],
+      ["my locker code is 5580", false],
+    ]);
+  });
+});
+
+describe("what a turn shows", () => {
+  it("leaves out superseded facts and memories the turn's own message already says", () => {
+    const line = "- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator mentions: 1 last: 2026-11-25 captured: x -->";
+    expect(leftOutOfTurn(line, "Remember that my locker code is 4312")).toBe(true);
+    expect(leftOutOfTurn(line, "what is my locker code?")).toBe(false);
+    expect(leftOutOfTurn(line.replace("mentions: 1", "mentions: 1 status: superseded"), "what is my locker code?")).toBe(true);
+    // Short memories never count as echoes.
+    expect(echoesMessage("- yes", "yes I agree")).toBe(false);
+  });
+});
+
+describe("the service's turn", () => {
+  const hit = (id: string, text: string, score: number): RetrievedMemory => ({ id, text, score, date: "2026-11-25", headingPath: [], source: "embedded" });
+  const OLD = hit("old", "- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator mentions: 1 last: 2026-11-25 status: superseded captured: x -->", 0.95);
+  const NEW = hit("new", "- my locker code is 5580 #knowledge <!-- confidence: 1 source: correction mentions: 1 last: 2026-11-25 captured: y -->", 0.9);
+  const service = () =>
+    createMemoryContextService({ composeBlock: null, createRetriever: () => ({ label: "workspace memory", search: async () => [OLD, NEW] }) });
+  const turn = (text: string) =>
+    service().buildTurnContext({ sessionKey: "agent:main:main", cfg: undefined, text, workspaceDir: ws, turnKey: text });
+
+  it("never injects a superseded fact as current", async () => {
+    const context = await turn("what is my locker code?");
+    expect(context.block).toContain("my locker code is 5580");
+    expect(context.block).not.toContain("4312");
+    expect(context.injectedIds).toEqual(["new"]);
+  });
+
+  it("does not echo a memory the turn's own message already says", async () => {
+    const context = await turn("Remember that my locker code is 5580, please");
+    expect(context.block).not.toContain("5580");
+  });
+});
