@@ -25,6 +25,8 @@ export const GATEWAY_TOKEN = "e2e-gateway-token";
 const READY_TIMEOUT_MS = 90_000;
 const CLI_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 10_000;
+/** After SIGKILL a process always exits; this only bounds a teardown on a badly overloaded machine. */
+const KILLED_EXIT_TIMEOUT_MS = 120_000;
 
 export type ModelApi = "openai-completions" | "anthropic-messages";
 
@@ -133,6 +135,48 @@ function installExitHook(): void {
       process.exit(130);
     });
   }
+}
+
+/** Does any process of the group still exist? (The leader's exit does not end its children.) */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Waits until no process of the group is left (polls: the OS gives no event for a group). */
+async function waitForGroupExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+/** Waits for 'close': the process exited and every stdio stream has delivered its last data. */
+async function waitForClose(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    if ((child.stdout?.destroyed ?? true) && (child.stderr?.destroyed ?? true)) return true;
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once("close", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/**
+ * Removes a temp root, retrying while something still settles in it (ENOTEMPTY, EBUSY): fs.rm's
+ * own retries, with a linear back-off between attempts.
+ */
+export async function removeTempRoot(root: string): Promise<void> {
+  await fs.promises.rm(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
 }
 
 async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
@@ -351,20 +395,29 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   delete env.VITEST_WORKER_ID;
 
   let gatewayProcess: ChildProcess | undefined;
+  let logStream: number | undefined;
   let output = "";
+  // Teardown waits for the processes it started: the gateway, then every process of its group
+  // (plugin installs, workers it spawned), then the last of their output. Only then is the temp
+  // root removed: a gateway still writing into it made the removal fail with ENOTEMPTY.
   const stopProcess = async () => {
-    if (gatewayProcess?.pid) {
-      killGroup(gatewayProcess.pid, "SIGTERM");
-      if (!(await waitForExit(gatewayProcess, STOP_TIMEOUT_MS))) killGroup(gatewayProcess.pid, "SIGKILL");
-      await waitForExit(gatewayProcess, STOP_TIMEOUT_MS);
-      liveGroups.delete(gatewayProcess.pid);
-    }
+    const child = gatewayProcess;
+    if (!child?.pid) return;
+    killGroup(child.pid, "SIGTERM");
+    if (!(await waitForExit(child, STOP_TIMEOUT_MS))) killGroup(child.pid, "SIGKILL");
+    await waitForExit(child, KILLED_EXIT_TIMEOUT_MS);
+    if (groupAlive(child.pid)) killGroup(child.pid, "SIGKILL"); // children that outlived the gateway
+    await waitForGroupExit(child.pid, KILLED_EXIT_TIMEOUT_MS);
+    await waitForClose(child, KILLED_EXIT_TIMEOUT_MS);
+    liveGroups.delete(child.pid);
   };
   const stop = async () => {
     await stopProcess();
     await model.stop();
+    if (logStream !== undefined) fs.closeSync(logStream);
+    logStream = undefined;
     // The temp root (state, workspace copy, installed pack) is deleted unless asked to keep it.
-    if (process.env.OPENCLAW_E2E_KEEP !== "1") fs.rmSync(root, { recursive: true, force: true });
+    if (process.env.OPENCLAW_E2E_KEEP !== "1") await removeTempRoot(root);
   };
 
   try {
@@ -402,7 +455,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     merged = deepMerge(merged, options.config ?? {});
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
 
-    const logStream = fs.openSync(gatewayLog, "a");
+    logStream = fs.openSync(gatewayLog, "a");
     const launch = async () => {
       const child = spawn(installed.nodeBin, [installed.openclawEntry, "gateway", "run", "--bind", "loopback", "--port", String(port), "--allow-unconfigured"], {
         env,
@@ -415,7 +468,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       const onData = (chunk: Buffer) => {
         const text = chunk.toString("utf8");
         output += text;
-        fs.writeSync(logStream, text);
+        if (logStream !== undefined) fs.writeSync(logStream, text); // closed only after 'close'; a straggler is dropped
         if (options.verbose) process.stderr.write(text);
       };
       child.stdout?.on("data", onData);
