@@ -3,6 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../lib/paths.ts";
 import { markdownTable } from "../lib/table.ts";
+import { burstTable, measureBursts } from "./burst.ts";
+import type { BurstRow } from "./burst.ts";
 import { measureInProcess } from "./in-process.ts";
 import type { InProcessResult } from "./in-process.ts";
 import { measureGateway } from "./gateway.ts";
@@ -12,6 +14,8 @@ import type { SiblingResults } from "./siblings.ts";
 
 export type HooksResults = {
   inProcess?: InProcessResult;
+  /** Bursts: N sessions at once, turns served with memory and without (bench/hooks/burst.ts). */
+  bursts?: BurstRow[];
   siblings: SiblingResults;
   gateway?: GatewayResult;
   gatewaySkipped?: string;
@@ -34,6 +38,12 @@ export async function runHooks(options: { smoke: boolean; gatewayTurns: number; 
   } else {
     results.problems.push("hooks: hooks/ethos-context/handler.ts is missing");
   }
+  try {
+    results.bursts = await measureBursts({ sizes: options.smoke ? [50] : [50, 200, 300] });
+    options.log("hooks: bursts done");
+  } catch (error) {
+    results.problems.push(`hooks: burst run failed: ${(error as Error).message}`);
+  }
   results.siblings = await measureSiblingBenches({ smoke: options.smoke, problems: results.problems, log: options.log });
 
   const rows: (string | number)[][] = [];
@@ -46,6 +56,9 @@ export async function runHooks(options: { smoke: boolean; gatewayTurns: number; 
       out.push("", `${set.messages}: memory injected on ${(set.injectedRate * 100).toFixed(0)}% of turns, median block ${set.injectedTokensMedian} tokens.`);
     }
     out.push("");
+  }
+  if (results.bursts) {
+    out.push("Bursts: N main-session turns at the same moment, in process (the gateway's own work not included); what each turn got:", "", burstTable(results.bursts), "");
   }
   if (results.siblings.locksMarkdown) out.push("Advisory locks (bench/locks.ts):", "", results.siblings.locksMarkdown, "");
 

@@ -8,6 +8,7 @@ import { messageText } from "./message-text.ts";
 import { classifyForRetrieval } from "./scope.ts";
 import { MemoryContextService, retrievalSourceKey } from "./service.ts";
 import type { MemoryContextDeps, RetrievalHandle, TurnPlan } from "./service.ts";
+import { boundedId } from "./session-state.ts";
 import type { CurrentTurn, TurnOutcome } from "./session-state.ts";
 import { waitAtMost } from "./wait.ts";
 import type { EthosContextConfig } from "./config.ts";
@@ -27,6 +28,8 @@ export type { RetrieverFactory } from "./service.ts";
 
 /** A captured message older than this is not matched to a bootstrap any more. */
 export const PENDING_MAX_AGE_MS = 10 * 60_000;
+/** Agents whose last workspace is remembered (a gateway runs a handful; the cap only stops a flood). */
+export const MAX_REMEMBERED_AGENTS = 256;
 
 export type EthosContextRuntimeOptions = MemoryContextDeps & {
   /** openclaw.json for message:received (which carries no cfg). */
@@ -75,6 +78,17 @@ export class EthosContextRuntime {
     return this.service.now();
   }
 
+  /** Bounded like the session state: agent ids in their bounded form, the least recently seen agent out first. */
+  private rememberWorkspace(agentId: string, workspaceDir: string): void {
+    const key = boundedId(agentId);
+    this.workspaceByAgent.delete(key);
+    this.workspaceByAgent.set(key, workspaceDir);
+    if (this.workspaceByAgent.size > MAX_REMEMBERED_AGENTS) {
+      const oldest = this.workspaceByAgent.keys().next().value;
+      if (oldest !== undefined) this.workspaceByAgent.delete(oldest);
+    }
+  }
+
   private cfgForMessage(): OpenClawConfig | undefined {
     return (this.options.loadOpenClawConfig ?? loadOpenClawConfigFile)() ?? this.lastBootstrapCfg;
   }
@@ -97,7 +111,7 @@ export class EthosContextRuntime {
    */
   workspaceForMessage(event: MessageReceivedEvent, turn: MessageTurn = this.classifyMessage(event)): string | undefined {
     const agentId = turn.classification.agentId;
-    return agentId ? this.workspaceByAgent.get(agentId) ?? configuredWorkspace(turn.cfg, agentId) : undefined;
+    return agentId ? this.workspaceByAgent.get(boundedId(agentId)) ?? configuredWorkspace(turn.cfg, agentId) : undefined;
   }
 
   /**
@@ -135,24 +149,29 @@ export class EthosContextRuntime {
     // A newer message supersedes the one still waiting for its bootstrap: its search is dropped.
     if (previous) this.pendingPlans.get(previous)?.retrieval?.abandon();
     const messageId = typeof event.context.messageId === "string" && event.context.messageId ? event.context.messageId : undefined;
-    const pending: NonNullable<typeof state.pending> = { turnKey: messageId ?? `t${now}`, query: plan.query, receivedAt: now };
+    const pending: NonNullable<typeof state.pending> = { turnKey: boundedId(messageId ?? `t${now}`), query: plan.query, receivedAt: now };
     if (plan.kind === "skip") pending.skip = plan.reason;
     state.pending = pending;
     const hookPending: HookPending = { plan };
     this.pendingPlans.set(pending, hookPending);
-    if (plan.kind !== "search") return;
+    if (plan.kind !== "search") {
+      this.service.sessions.refit(sessionKey);
+      return;
+    }
 
     const agentId = plan.classification.agentId;
-    const workspaceDir = agentId ? this.workspaceByAgent.get(agentId) ?? configuredWorkspace(cfg, agentId) : undefined;
+    const workspaceDir = agentId ? this.workspaceByAgent.get(boundedId(agentId)) ?? configuredWorkspace(cfg, agentId) : undefined;
     if (workspaceDir || plan.config.backend === "ethos") {
       const retrieval = this.service.retrieve(plan, workspaceDir ?? "");
       if (retrieval.sourceKey) {
         hookPending.retrieval = retrieval;
         pending.sourceKey = retrieval.sourceKey;
         pending.retrieval = retrieval.outcome;
+        pending.abandon = retrieval.abandon;
       } else retrieval.abandon();
     }
     // Otherwise retrieval starts at bootstrap, when the workspace is known.
+    this.service.sessions.refit(sessionKey); // the parked work counts against the state cap
   }
 
   /**
@@ -189,11 +208,12 @@ export class EthosContextRuntime {
       // bootstrap finds `current` and shares the same outcome instead of starting another.
       state.pending = undefined;
       const agentId = typeof event.context.agentId === "string" ? event.context.agentId : classification.agentId;
-      if (agentId) this.workspaceByAgent.set(agentId, workspaceDir);
+      if (agentId) this.rememberWorkspace(agentId, workspaceDir);
       const hookPending = this.pendingPlans.get(pending);
       this.service.startTurn(sessionKey);
       turn = { turnKey: pending.turnKey, startedAt: now, workspaceDir, outcome: this.computeOutcome(sessionKey, cfg, pending, hookPending, workspaceDir) };
       state.current = turn;
+      this.service.sessions.refit(sessionKey, turn.outcome);
       fresh = true;
     } else if (state.current && now - state.current.startedAt <= config.sameTurnWindowMs) {
       turn = state.current; // same turn again (fallback attempt, second workspace, compaction)

@@ -23,7 +23,7 @@ import { prepareQuery, retrieveCandidates, selectAndFormat } from "./pipeline.ts
 import type { Selection } from "./pipeline.ts";
 import { classifyForRetrieval, isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
 import type { RetrievalScope, RetrievalSource } from "./scope.ts";
-import { SessionStates, storedSessionKey } from "./session-state.ts";
+import { boundedId, SessionStates, storedSessionKey } from "./session-state.ts";
 import type { RetrievalOutcome, SessionMemoryState, TurnOutcome } from "./session-state.ts";
 import type { SkipReason } from "./skip.ts";
 import { errorMessage, waitAtMost } from "./wait.ts";
@@ -61,6 +61,8 @@ export type MemoryContextDeps = {
   composeBlock?: BlockComposer | null;
   /** Where the service logs (the plugin passes the host's `api.logger`). */
   log?: () => Log;
+  /** Caps of the per-session state (default MAX_SESSIONS and MAX_STATE_BYTES; tests lower them). */
+  sessionLimits?: { maxSessions?: number; maxBytes?: number };
 };
 
 /** Index options exactly as the service uses them (benchmarks build their index with these too). */
@@ -194,13 +196,14 @@ class SearchCoalescer {
 }
 
 export class MemoryContextService {
-  readonly sessions = new SessionStates();
+  readonly sessions: SessionStates;
   private readonly deps: MemoryContextDeps;
   private readonly searches = new SearchCoalescer();
   private configCache: { raw: string; config: EthosContextConfig } | undefined;
 
   constructor(deps: MemoryContextDeps = {}) {
     this.deps = deps;
+    this.sessions = new SessionStates(deps.sessionLimits);
   }
 
   log(): Log {
@@ -224,10 +227,13 @@ export class MemoryContextService {
     const config = this.configFrom(input.cfg);
     const classification = input.classification ?? classifyForRetrieval(input.sessionKey, input.cfg, config);
     const scope = resolveRetrievalScope(classification, config);
-    if (!scope.allowed) return { kind: "out-of-scope", sessionType: scope.sessionType, reason: scope.reason, classification };
+    // A plan outlives the event (parked until bootstrap, held by its queued search): it keeps the
+    // bounded forms of the key and ids, never a hostile megabyte-long key.
+    const kept = boundedClassification(classification);
+    if (!scope.allowed) return { kind: "out-of-scope", sessionType: scope.sessionType, reason: scope.reason, classification: kept };
     const prepared = prepareQuery(input.text, config);
-    if (prepared.skip) return { kind: "skip", sessionType: scope.sessionType, reason: prepared.skip, config, classification, query: prepared.query };
-    return { kind: "search", sessionKey: input.sessionKey, sessionType: scope.sessionType, classification, config, scope, query: prepared.query };
+    if (prepared.skip) return { kind: "skip", sessionType: scope.sessionType, reason: prepared.skip, config, classification: kept, query: prepared.query };
+    return { kind: "search", sessionKey: storedSessionKey(input.sessionKey), sessionType: scope.sessionType, classification: kept, config, scope, query: prepared.query };
   }
 
   /** Step 2 (async): start this turn's search, queued behind the session's running one. */
@@ -320,8 +326,7 @@ export class MemoryContextService {
   deliver(sessionKey: string, config: EthosContextConfig, workspaceDir: string, outcome: TurnOutcome, delivered: boolean): void {
     const state = this.sessions.get(sessionKey);
     if (delivered && outcome.block) {
-      const mark = { turn: state.turnCount, at: this.now() };
-      for (const id of outcome.injectedIds) state.injected.set(id, mark);
+      this.sessions.markInjected(sessionKey, state, outcome.injectedIds, { turn: state.turnCount, at: this.now() });
     }
     // Operators read story 007's layout of what the model got; the model reads the compact block.
     if (config.writeContextFile) void writeContextFile(workspaceDir, delivered ? (outcome.fileBlock ?? outcome.block) : "");
@@ -342,19 +347,22 @@ export class MemoryContextService {
       return Promise.resolve({ block: "", injectedIds: [], reason: plan.reason, status: "out-of-scope", sessionType: plan.sessionType });
     }
     const state = this.sessions.get(input.sessionKey);
-    const memo = state.turns.get(input.turnKey);
+    const memo = this.sessions.memoFor(state, input.turnKey);
     if (memo) return memo.then((outcome) => ({ ...(outcome as TurnContext) }));
-    this.startTurn(input.sessionKey);
+    // The turn in flight keeps the bounded key, not `input` (its session key may be a megabyte).
+    const sessionKey = storedSessionKey(input.sessionKey);
+    const { workspaceDir, waitMs } = input;
+    this.startTurn(sessionKey);
     const built = (async (): Promise<TurnContext> => {
-      const retrieval = plan.kind === "search" ? this.retrieve(plan, input.workspaceDir) : undefined;
-      const outcome = await this.finish(plan, retrieval, input.workspaceDir, input.waitMs);
+      const retrieval = plan.kind === "search" ? this.retrieve(plan, workspaceDir) : undefined;
+      const outcome = await this.finish(plan, retrieval, workspaceDir, waitMs);
       const context: TurnContext = { ...outcome, sessionType: plan.sessionType };
       // The adapter returns this block right away: it is delivered when it is not empty.
-      this.deliver(input.sessionKey, plan.config, input.workspaceDir, context, context.status === "ok");
+      this.deliver(sessionKey, plan.config, workspaceDir, context, context.status === "ok");
       this.logOutcome(context);
       return context;
     })();
-    this.sessions.memoTurn(state, input.turnKey, built);
+    this.sessions.memoTurn(sessionKey, state, input.turnKey, built);
     return built;
   }
 
@@ -404,6 +412,16 @@ export class MemoryContextService {
     this.log().warn({ answered: true }, "block composer over budget; using the default block");
     return fallback;
   }
+}
+
+/** A classification with every id in its bounded form (see boundedId): what a stored plan keeps. */
+function boundedClassification(classification: SessionClassification): SessionClassification {
+  const kept: SessionClassification = { ...classification };
+  for (const field of ["agentId", "channel", "peerId", "topicId"] as const) {
+    const value = kept[field];
+    if (value !== undefined) kept[field] = boundedId(value);
+  }
+  return kept;
 }
 
 export function createMemoryContextService(deps: MemoryContextDeps = {}): MemoryContextService {

@@ -18,6 +18,8 @@ export type PendingTurn = {
   /** What the early retrieval was started against (undefined: deferred to bootstrap). */
   sourceKey?: string;
   retrieval?: Promise<RetrievalOutcome>;
+  /** Drops the search if it has not started (called when the session is evicted). */
+  abandon?: () => void;
 };
 
 export type TurnOutcome = {
@@ -47,28 +49,43 @@ export type SessionMemoryState = {
 };
 
 export const MAX_SESSIONS = 5000;
-/** Longer session keys are stored as a hash: a hostile 1 MB key must not cost 1 MB of heap. */
+/** Longer session keys (and turn keys, message ids) are stored as a hash: a hostile 1 MB key must not cost 1 MB of heap. */
 export const MAX_STORED_KEY_CHARS = 256;
-/** Ceiling on what the map holds (keys and memory ids, in UTF-16 chars × 2), least recently used out first. */
+/**
+ * Ceiling on what the map holds, least recently used session out first. Counted (UTF-16 chars × 2
+ * plus a fixed overhead per entry): keys, delivered memory ids, turn memos and the blocks they
+ * settled to, the current turn, and each session's pending work (its query, turn key, source key
+ * and the promise, closures and queue entry of its search). An evicted session's pending search is
+ * dropped, so nothing keeps its memory alive.
+ */
 export const MAX_STATE_BYTES = 16 * 1024 * 1024;
+/** Delivered-memory marks kept per session (oldest forgotten first; they only prevent repeats). */
+export const MAX_INJECTED_PER_SESSION = 2048;
 const TURN_MEMO_SIZE = 4;
-const ENTRY_OVERHEAD_BYTES = 256;
+// Fixed costs per entry, set from heap measurements (bench/session-memory.ts, ~4.5 kB of heap per
+// session with a parked search): the state object and its maps, a turn memo's promise chain, and a
+// pending search's promise, job closures and queue entry.
+const ENTRY_OVERHEAD_BYTES = 1024;
+const TURN_OVERHEAD_BYTES = 2048;
+export const PENDING_WORK_OVERHEAD_BYTES = 3072;
 
 export function storedSessionKey(sessionKey: string): string {
   if (sessionKey.length <= MAX_STORED_KEY_CHARS) return sessionKey;
   return `sha256:${crypto.createHash("sha256").update(sessionKey).digest("hex")}`;
 }
 
-function stateBytes(key: string, state: SessionMemoryState): number {
-  let bytes = ENTRY_OVERHEAD_BYTES + key.length * 2;
-  for (const id of state.injected.keys()) bytes += id.length * 2 + 32;
-  for (const turnKey of state.turns.keys()) bytes += turnKey.length * 2 + 64;
-  if (state.pending) bytes += (state.pending.query.length + state.pending.turnKey.length) * 2;
-  return bytes;
-}
+/** The same bound for any other id a session keeps (turn keys, message ids, agent ids). */
+export const boundedId = storedSessionKey;
+
+const chars = (text: string | undefined) => (text ? text.length * 2 : 0);
 
 export class SessionStates {
   private readonly states = new Map<string, SessionMemoryState>();
+  /** Bytes of each stored session as last counted, and their sum (the cap compares against it). */
+  private readonly sizes = new Map<string, number>();
+  private total = 0;
+  /** Characters of a settled turn outcome (block and file block), counted while a memo or `current` holds it. */
+  private readonly outcomeChars = new WeakMap<Promise<TurnOutcome>, number>();
   private readonly maxSessions: number;
   private readonly maxBytes: number;
 
@@ -87,7 +104,7 @@ export class SessionStates {
     }
     state = { injected: new Map(), turnCount: 0, turns: new Map() };
     this.states.set(key, state);
-    this.evict(key); // only a new session can push the map over its caps
+    this.recount(key, state);
     return state;
   }
 
@@ -95,20 +112,53 @@ export class SessionStates {
     return this.states.get(storedSessionKey(sessionKey));
   }
 
+  /**
+   * Count one session again after it grew (pending work parked, a turn started, memories
+   * delivered) and evict others over the caps. A turn outcome still in flight is counted once more
+   * when it settles.
+   */
+  refit(sessionKey: string, outcome?: Promise<TurnOutcome>): void {
+    const key = storedSessionKey(sessionKey);
+    const state = this.states.get(key);
+    if (!state) return;
+    if (outcome) this.countWhenSettled(key, state, outcome);
+    this.recount(key, state);
+  }
+
+  /** A turn's memoised outcome, by turn key. */
+  memoFor(state: SessionMemoryState, turnKey: string): Promise<TurnOutcome> | undefined {
+    return state.turns.get(boundedId(turnKey));
+  }
+
   /** Remember a turn's outcome under its key (bounded: the last few turns of the session). */
-  memoTurn(state: SessionMemoryState, turnKey: string, outcome: Promise<TurnOutcome>): void {
-    state.turns.set(turnKey, outcome);
+  memoTurn(sessionKey: string, state: SessionMemoryState, turnKey: string, outcome: Promise<TurnOutcome>): void {
+    state.turns.set(boundedId(turnKey), outcome);
     while (state.turns.size > TURN_MEMO_SIZE) {
       const oldest = state.turns.keys().next().value;
       if (oldest === undefined) break;
       state.turns.delete(oldest);
     }
+    this.refit(sessionKey, outcome);
   }
 
-  /** Bytes held (an estimate of keys, ids and queries), for the size cap and its test. */
+  /** Mark memories delivered (bounded per session: the oldest marks go first). */
+  markInjected(sessionKey: string, state: SessionMemoryState, ids: readonly string[], mark: InjectedMark): void {
+    for (const id of ids) {
+      state.injected.delete(id); // re-inserted at the end: the newest mark is the last to go
+      state.injected.set(id, mark);
+    }
+    while (state.injected.size > MAX_INJECTED_PER_SESSION) {
+      const oldest = state.injected.keys().next().value;
+      if (oldest === undefined) break;
+      state.injected.delete(oldest);
+    }
+    this.refit(sessionKey);
+  }
+
+  /** Bytes held, counted afresh (keys, ids, queries, blocks and pending work), for the size cap and its test. */
   storedBytes(): number {
     let total = 0;
-    for (const [key, state] of this.states) total += stateBytes(key, state);
+    for (const [key, state] of this.states) total += this.stateBytes(key, state);
     return total;
   }
 
@@ -116,26 +166,59 @@ export class SessionStates {
     return this.states.size;
   }
 
-  private evict(keep: string): void {
-    while (this.states.size > this.maxSessions) this.dropOldest(keep);
-    let total = this.storedBytes();
-    while (total > this.maxBytes && this.states.size > 1) {
-      const dropped = this.dropOldest(keep);
-      if (dropped === 0) break;
-      total -= dropped;
+  private stateBytes(key: string, state: SessionMemoryState): number {
+    let bytes = ENTRY_OVERHEAD_BYTES + chars(key);
+    for (const id of state.injected.keys()) bytes += chars(id) + 32;
+    for (const [turnKey, outcome] of state.turns) bytes += chars(turnKey) + TURN_OVERHEAD_BYTES + (this.outcomeChars.get(outcome) ?? 0) * 2;
+    const pending = state.pending;
+    if (pending) {
+      bytes += chars(pending.query) + chars(pending.turnKey) + chars(pending.sourceKey) + 64;
+      if (pending.retrieval) bytes += PENDING_WORK_OVERHEAD_BYTES;
     }
+    const current = state.current;
+    if (current) bytes += chars(current.turnKey) + chars(current.workspaceDir) + TURN_OVERHEAD_BYTES + (this.outcomeChars.get(current.outcome) ?? 0) * 2;
+    return bytes;
   }
 
-  private dropOldest(keep: string): number {
+  private countWhenSettled(key: string, state: SessionMemoryState, outcome: Promise<TurnOutcome>): void {
+    outcome.then(
+      (settled) => {
+        this.outcomeChars.set(outcome, (settled?.block?.length ?? 0) + (settled?.fileBlock?.length ?? 0));
+        if (this.states.get(key) === state) this.recount(key, state);
+      },
+      () => undefined,
+    );
+  }
+
+  private recount(key: string, state: SessionMemoryState): void {
+    const bytes = this.stateBytes(key, state);
+    this.total += bytes - (this.sizes.get(key) ?? 0);
+    this.sizes.set(key, bytes);
+    this.evict(key);
+  }
+
+  private evict(keep: string): void {
+    while (this.states.size > this.maxSessions && this.dropOldest(keep)) {}
+    while (this.total > this.maxBytes && this.states.size > 1 && this.dropOldest(keep)) {}
+  }
+
+  private dropOldest(keep: string): boolean {
     for (const [key, state] of this.states) {
       if (key === keep) continue;
       this.states.delete(key);
-      return stateBytes(key, state);
+      this.total -= this.sizes.get(key) ?? 0;
+      this.sizes.delete(key);
+      state.pending?.abandon?.(); // nobody will claim it: its search is dropped before it starts
+      state.pending = undefined;
+      return true;
     }
-    return 0;
+    return false;
   }
 
   clear(): void {
+    for (const state of this.states.values()) state.pending?.abandon?.();
     this.states.clear();
+    this.sizes.clear();
+    this.total = 0;
   }
 }

@@ -4,8 +4,8 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import lockfile from "proper-lockfile";
 import { getLogger } from "../core/log.ts";
-import { contentHash, readFileOrEmpty, writeFileAtomic } from "./atomic.ts";
-import { readRegularText } from "./safe-read.ts";
+import { contentHash, MAX_LOCKED_FILE_BYTES, readFileOrEmpty, writeFileAtomic } from "./atomic.ts";
+import { isPathInside, readRegularFile, readRegularText, realPathOrResolved } from "./safe-read.ts";
 
 // Advisory per-file locks, persistent memory spec §4.1.
 //
@@ -324,6 +324,8 @@ export async function updateFileLocked(
         } catch (error) {
           if (!(error instanceof ConcurrentEditError) || conflicts >= maxConflicts) throw error;
           log().warn({ file, conflicts: conflicts + 1 }, "file changed outside our lock during a write; retrying");
+          // Back off (with jitter) before re-reading, so a busy plain writer gets a quiet moment.
+          await sleep(Math.min(200, 5 * 2 ** conflicts) * (0.5 + Math.random()));
         }
       }
     },
@@ -343,11 +345,90 @@ export function appendText(current: string, text: string): string {
   return current.endsWith("\n") ? current + entry : `${current}\n${entry}`;
 }
 
-/** Append `text` to `file` under its lock, atomically (full rewrite via temp + fsync + rename). */
+/**
+ * Append `text` to `file` under its lock, without ever rewriting the file: the new bytes (with a
+ * separating newline when the file does not end in one) go out in one O_APPEND write. The kernel
+ * places every O_APPEND write at the end of the file at the moment it lands, so a writer that
+ * ignores our lock and appends too (OpenClaw's own writers) never has its bytes overwritten, and
+ * our append never has to be redone because of it: locked appends make progress next to any
+ * number of plain appenders. The lock still orders our own writers and keeps the read (for the
+ * separator, `skipIfPresent` and `expectedHash`) consistent with the write.
+ *
+ * What a plain writer can still do: append an unterminated line in the microseconds between our
+ * look at the last byte and our write; our entry then starts on that line (nothing is lost). The
+ * result's `conflicts` counts writes that landed next to someone else's (the file grew by more
+ * than our bytes); `hashAfter` is then the hash of what is on disk after our write.
+ */
 export async function appendFileLocked(file: string, text: string, options: AppendOptions = {}): Promise<LockedWriteResult> {
-  return updateFileLocked(
+  return withFileLock(
     file,
-    (current) => (options.skipIfPresent && current.includes(text) ? null : appendText(current, text)),
+    async () => {
+      const { current, target } = await readForAppend(file, options.containWithin);
+      const hashBefore = contentHash(current);
+      if (options.expectedHash !== undefined && options.expectedHash !== hashBefore) throw new ContentChangedError(file, hashBefore);
+      if (options.skipIfPresent && current.includes(text)) return { written: false, hashBefore, hashAfter: hashBefore, conflicts: 0 };
+      const landed = await appendBytes(target, appendText("", text));
+      if (!landed.alone) log().warn({ file }, "another writer appended next to our locked append; both entries kept");
+      const hashAfter =
+        landed.alone && landed.sizeBefore === Buffer.byteLength(current)
+          ? contentHash(current + landed.written)
+          : contentHash(await readFileOrEmpty(target, undefined, options.containWithin));
+      return { written: true, hashBefore, hashAfter, conflicts: landed.alone ? 0 : 1 };
+    },
     options,
   );
+}
+
+/**
+ * The file's text and the path to append to: its real path when it exists (a link inside
+ * `containWithin` is followed, one leaving it is refused), else the path itself, whose folder must
+ * then resolve inside `containWithin`. Same refusals as every read: regular files only, bounded.
+ */
+async function readForAppend(file: string, containWithin: string | undefined): Promise<{ current: string; target: string }> {
+  const read = await readRegularFile(file, { maxBytes: MAX_LOCKED_FILE_BYTES, ...(containWithin !== undefined ? { root: containWithin } : {}) });
+  if (read.ok) return { current: read.bytes.toString("utf8"), target: read.realPath };
+  if (read.reason !== "missing") {
+    throw Object.assign(new Error(`${file}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}, not read`), { code: "EUNSAFEREAD" });
+  }
+  const target = path.resolve(file);
+  if (containWithin !== undefined) {
+    const [realRoot, realFolder] = await Promise.all([realPathOrResolved(containWithin), realPathOrResolved(path.dirname(target))]);
+    if (!isPathInside(realRoot, path.join(realFolder, path.basename(target)))) {
+      throw Object.assign(new Error(`${file}: outside-root, not written`), { code: "EUNSAFEREAD" });
+    }
+  }
+  return { current: "", target };
+}
+
+// O_NOFOLLOW: never write through a symlink (a link inside the workspace is written at its real
+// path, checked below). O_NONBLOCK: a FIFO without a reader fails at once instead of parking a thread.
+const APPEND_FLAGS =
+  fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
+type Appended = { written: string; sizeBefore: number; alone: boolean };
+
+/** One O_APPEND write of `entry` (after a newline when the file's last byte is not one), fsynced. */
+async function appendBytes(target: string, entry: string): Promise<Appended> {
+  const handle = await fs.open(target, APPEND_FLAGS, 0o644);
+  try {
+    const before = await handle.stat();
+    if (!before.isFile()) throw Object.assign(new Error(`${target}: not-a-file, not written`), { code: "EUNSAFEREAD" });
+    let separator = "";
+    if (before.size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, before.size - 1);
+      if (last[0] !== 0x0a) separator = "\n";
+    }
+    const written = separator + entry;
+    const bytes = Buffer.from(written);
+    // One write call: a partial write of a small entry to a regular file does not happen in
+    // practice, but if it did, the rest follows (still at the end, still never overwriting).
+    let offset = 0;
+    while (offset < bytes.length) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
+    await handle.sync();
+    const after = await handle.stat();
+    return { written, sizeBefore: before.size, alone: after.size - before.size === bytes.length };
+  } finally {
+    await handle.close();
+  }
 }

@@ -25,6 +25,8 @@ export const GATEWAY_TOKEN = "e2e-gateway-token";
 const READY_TIMEOUT_MS = 90_000;
 const CLI_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 10_000;
+/** After SIGKILL a process always exits; this only bounds a teardown on a badly overloaded machine. */
+const KILLED_EXIT_TIMEOUT_MS = 120_000;
 
 export type ModelApi = "openai-completions" | "anthropic-messages";
 
@@ -133,6 +135,122 @@ function installExitHook(): void {
       process.exit(130);
     });
   }
+}
+
+type ProcessEntry = { pid: number; ppid: number; pgid: number; state: string; startTime: string };
+
+/** One process from /proc/<pid>/stat (Linux), or undefined when it is gone or unreadable. */
+function readProcess(pid: number): ProcessEntry | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ppid pgrp session … starttime": comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), state: fields[0] ?? "", startTime: fields[19] ?? "" };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every descendant of `root`, whatever its process group. OpenClaw 2026.9 starts its spawn broker
+ * in a session of its own (setsid), so killing the gateway's group leaves it running, and writing
+ * into the temp root. Linux only (/proc); elsewhere none are found and only the group is waited for.
+ */
+/** Every process (Linux /proc), or undefined where there is no /proc. */
+function listProcesses(): ProcessEntry[] | undefined {
+  try {
+    return fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map((name) => readProcess(Number(name))).filter((entry): entry is ProcessEntry => entry !== undefined);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A zombie has exited; it only waits for its parent (or init) to collect its status. */
+const exited = (entry: ProcessEntry) => entry.state === "Z" || entry.state === "X";
+
+function descendantsOf(root: number): ProcessEntry[] {
+  const entries = listProcesses() ?? [];
+  const found: ProcessEntry[] = [];
+  const parents = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const entry of entries) {
+      if (!parents.has(entry.ppid) || parents.has(entry.pid)) continue;
+      parents.add(entry.pid);
+      found.push(entry);
+      grew = true;
+    }
+  }
+  return found;
+}
+
+/** Still the same process (same pid and start time: not a new process that reused the pid)? */
+function stillRunning(entry: ProcessEntry): boolean {
+  const now = readProcess(entry.pid);
+  return now !== undefined && now.startTime === entry.startTime && !exited(now);
+}
+
+/** Kills what is left of the descendants (and the groups they lead), then waits until none is left. */
+async function endDescendants(descendants: readonly ProcessEntry[], timeoutMs: number): Promise<boolean> {
+  for (const entry of descendants) {
+    if (!stillRunning(entry)) continue;
+    if (entry.pgid === entry.pid) killGroup(entry.pid, "SIGKILL");
+    try {
+      process.kill(entry.pid, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (descendants.some(stillRunning)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+/** Does any process of the group still exist? (The leader's exit does not end its children.) */
+function groupAlive(pid: number): boolean {
+  const all = listProcesses();
+  if (all) return all.some((entry) => entry.pgid === pid && !exited(entry));
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Waits until no process of the group is left (polls: the OS gives no event for a group). */
+async function waitForGroupExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+/** Waits for 'close': the process exited and every stdio stream has delivered its last data. */
+async function waitForClose(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    if ((child.stdout?.destroyed ?? true) && (child.stderr?.destroyed ?? true)) return true;
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once("close", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/**
+ * Removes a temp root, retrying while something still settles in it (ENOTEMPTY, EBUSY): fs.rm's
+ * own retries, with a linear back-off between attempts.
+ */
+export async function removeTempRoot(root: string): Promise<void> {
+  await fs.promises.rm(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
 }
 
 async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
@@ -351,20 +469,33 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   delete env.VITEST_WORKER_ID;
 
   let gatewayProcess: ChildProcess | undefined;
+  let logStream: number | undefined;
   let output = "";
+  // Teardown waits for the processes it started: the gateway, then every process of its group
+  // (plugin installs, workers it spawned), then its descendants in other sessions (2026.9's spawn
+  // broker), then the last of their output. Only then is the temp
+  // root removed: a gateway still writing into it made the removal fail with ENOTEMPTY.
   const stopProcess = async () => {
-    if (gatewayProcess?.pid) {
-      killGroup(gatewayProcess.pid, "SIGTERM");
-      if (!(await waitForExit(gatewayProcess, STOP_TIMEOUT_MS))) killGroup(gatewayProcess.pid, "SIGKILL");
-      await waitForExit(gatewayProcess, STOP_TIMEOUT_MS);
-      liveGroups.delete(gatewayProcess.pid);
-    }
+    const child = gatewayProcess;
+    if (!child?.pid) return;
+    // Taken before the gateway exits: afterwards its children are re-parented and cannot be found.
+    const descendants = descendantsOf(child.pid);
+    killGroup(child.pid, "SIGTERM");
+    if (!(await waitForExit(child, STOP_TIMEOUT_MS))) killGroup(child.pid, "SIGKILL");
+    await waitForExit(child, KILLED_EXIT_TIMEOUT_MS);
+    if (groupAlive(child.pid)) killGroup(child.pid, "SIGKILL"); // children that outlived the gateway
+    await waitForGroupExit(child.pid, KILLED_EXIT_TIMEOUT_MS);
+    await endDescendants(descendants, KILLED_EXIT_TIMEOUT_MS); // e.g. the spawn broker in its own session
+    await waitForClose(child, KILLED_EXIT_TIMEOUT_MS);
+    liveGroups.delete(child.pid);
   };
   const stop = async () => {
     await stopProcess();
     await model.stop();
+    if (logStream !== undefined) fs.closeSync(logStream);
+    logStream = undefined;
     // The temp root (state, workspace copy, installed pack) is deleted unless asked to keep it.
-    if (process.env.OPENCLAW_E2E_KEEP !== "1") fs.rmSync(root, { recursive: true, force: true });
+    if (process.env.OPENCLAW_E2E_KEEP !== "1") await removeTempRoot(root);
   };
 
   try {
@@ -402,7 +533,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     merged = deepMerge(merged, options.config ?? {});
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
 
-    const logStream = fs.openSync(gatewayLog, "a");
+    logStream = fs.openSync(gatewayLog, "a");
     const launch = async () => {
       const child = spawn(installed.nodeBin, [installed.openclawEntry, "gateway", "run", "--bind", "loopback", "--port", String(port), "--allow-unconfigured"], {
         env,
@@ -415,7 +546,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       const onData = (chunk: Buffer) => {
         const text = chunk.toString("utf8");
         output += text;
-        fs.writeSync(logStream, text);
+        if (logStream !== undefined) fs.writeSync(logStream, text); // closed only after 'close'; a straggler is dropped
         if (options.verbose) process.stderr.write(text);
       };
       child.stdout?.on("data", onData);

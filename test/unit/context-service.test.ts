@@ -232,8 +232,9 @@ describe("issue 11 item 10: session state is capped by key length and total byte
   it("evicts least recently used sessions when the byte ceiling is reached", () => {
     const states = new SessionStates({ maxBytes: 64 * 1024 });
     for (let i = 0; i < 300; i += 1) {
-      const state = states.get(`agent:main:telegram:direct:${i}:${"k".repeat(200)}`);
-      for (let j = 0; j < 20; j += 1) state.injected.set(`memory-${i}-${j}-${"i".repeat(40)}`, { turn: 0, at: 0 });
+      const key = `agent:main:telegram:direct:${i}:${"k".repeat(200)}`;
+      const ids = Array.from({ length: 20 }, (_, j) => `memory-${i}-${j}-${"i".repeat(40)}`);
+      states.markInjected(key, states.get(key), ids, { turn: 0, at: 0 });
     }
     expect(states.storedBytes()).toBeLessThanOrEqual(64 * 1024 + 8 * 1024);
     expect(states.size).toBeLessThan(300);

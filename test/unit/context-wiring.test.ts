@@ -63,7 +63,7 @@ describe("ethos-context with triage and the context assembler", () => {
   it("logs the operator's correction, then injects it next to the semantic hits, once per session", async () => {
     const session = "agent:main:main";
     await handler(messageEvent(session, "You forgot, I already told you: Halcyon Drift moved to slip 22 last week", "m1"));
-    await vi.waitFor(() => expect(fs.readFileSync(corrections(), "utf8")).toContain("slip 22"), { timeout: 10_000 });
+    await vi.waitFor(() => expect(fs.readFileSync(corrections(), "utf8")).toContain("slip 22"), { timeout: 120_000 });
     const first = bootstrapEvent(session);
     await handler(first);
 

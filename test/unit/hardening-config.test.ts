@@ -13,7 +13,7 @@ function runChild(): Promise<{ code: number | null; signal: string | null; stdou
   return new Promise((resolve) => {
     const env: NodeJS.ProcessEnv = { ...process.env, OPENCLAW_CONTEXT_LOG_LEVEL: "error" };
     for (const key of Object.keys(env)) if (key.startsWith("VITEST") || key === "NODE_OPTIONS") delete env[key];
-    const child = execFile(process.execPath, [TSX_CLI, CHILD, "run"], { env, timeout: 120_000, maxBuffer: 8 * 1024 * 1024 }, (_error, stdout, stderr) => {
+    const child = execFile(process.execPath, [TSX_CLI, CHILD, "run"], { env, timeout: 600_000, maxBuffer: 8 * 1024 * 1024 }, (_error, stdout, stderr) => {
       resolve({ code: child.exitCode, signal: child.signalCode, stdout: String(stdout), stderr: String(stderr) });
     });
   });

@@ -62,6 +62,6 @@ describe("CONFIG.md confidence settings reach retrieval ranking", () => {
     const before = await score();
     fs.writeFileSync(path.join(ws, "CONFIG.md"), "# Config\n```yaml\nconfidence_floor: 0.9\n```\n");
     // Re-read in the background: a later turn gets the new floor.
-    await vi.waitFor(async () => expect(await score()).toBeGreaterThan(before), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await score()).toBeGreaterThan(before), { timeout: 120_000 });
   });
 });
