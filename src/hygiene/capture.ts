@@ -166,10 +166,18 @@ async function olderDayFiles(workspaceDir: string, today: string): Promise<strin
     .map((name) => path.join(workspaceDir, MEMORY_DIR, name));
 }
 
-/** What today's file calls for, decided under its lock from what it holds at that moment. */
-type Decision = { kind: "append"; line: string } | { kind: "edit"; relation: Relation } | { kind: "ignore" };
+/**
+ * What today's file calls for, decided under its lock from what it holds at that moment: a new line
+ * (and, for a new value of a line there, that older line to mark), only the mark (the new value is
+ * there already), a mention for a repeat, or nothing.
+ */
+type Decision =
+  | { kind: "append"; line: string; supersede?: CapturedFact; replacement?: string }
+  | { kind: "mark"; supersede: CapturedFact; line: string }
+  | { kind: "mention"; fact: CapturedFact }
+  | { kind: "ignore" };
 
-/** Rounds of decide → edit before a new line is appended without looking for a value to supersede. */
+/** Rounds of decide → mention before a repeat whose line keeps vanishing is left as it is. */
 const MAX_DECIDE_ROUNDS = 4;
 
 function errorText(error: unknown): string {
@@ -182,8 +190,10 @@ function errorText(error: unknown): string {
  * unlocked appends to the same file are. Whether to add is decided under that lock from what the
  * file holds at that moment, so concurrent captures of the same words never add two lines. Only the
  * rare in-place edits (a repeat's mention count, an older value marked superseded) rewrite the file
- * (`updateFileLocked`); when one fails after its retries, the failure is logged with the file and
- * the fact is not lost: a repeat is already there, a new value is still added.
+ * (`updateFileLocked`), and a new value is appended *before* its older line is marked, so a failure
+ * or a crash in between leaves both values, never neither. When an edit fails after its retries,
+ * the failure is logged with the file and the fact is kept: a repeat is already there, a new value
+ * is added all the same (`warning` says what was not marked).
  * Throws only when the new line itself cannot be written (the caller reports it; the turn never
  * waits for this).
  */
@@ -192,6 +202,17 @@ export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> 
   const todayFile = dayFileFor(workspaceDir, now);
   const lock = { ...input.lock, containWithin: workspaceDir };
   await fs.mkdir(path.dirname(todayFile), { recursive: true });
+
+  /** An in-place edit; a failure is logged with the file and returned, never thrown. */
+  const editInPlace = async (file: string, transform: (text: string) => string | null): Promise<{ written: boolean; error?: string }> => {
+    try {
+      return { written: (await updateFileLocked(file, transform, lock)).written };
+    } catch (error) {
+      log().warn({ file, error: errorText(error) }, `capture: could not update ${file} in place`);
+      return { written: false, error: errorText(error) };
+    }
+  };
+  const notMentioned = (file: string, error: string): CaptureOutcome => ({ action: "ignored", file, reason: `already captured; mention count not updated (${error})` });
 
   // An older day's fact said again or given a new value: update it there (its own lock).
   let statement = fact.statement;
@@ -205,18 +226,16 @@ export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> 
       const relation = relate(fact, capturedFacts(await readDayFile(file, workspaceDir)));
       if (!relation) continue;
       const next = relation.how === "repeat" ? mentioned(relation.fact, now, config) : superseded(relation.fact);
-      let written: boolean;
-      try {
-        written = (await updateFileLocked(file, (current) => replaceLine(current, relation.fact.line, next), lock)).written;
-      } catch (error) {
-        log().warn({ file, error: errorText(error) }, `capture: could not update ${file} in place`);
-        if (relation.how === "repeat") return { action: "ignored", file, reason: `already captured; mention count not updated (${errorText(error)})` };
-        warning = `older value in ${file} not marked superseded (${errorText(error)})`;
+      const edit = await editInPlace(file, (text) => replaceLine(text, relation.fact.line, next));
+      if (edit.error !== undefined) {
+        if (relation.how === "repeat") return notMentioned(file, edit.error);
+        // The new value still goes in: a fact is never dropped because the older line could not be marked.
+        warning = `older value in ${file} not marked superseded (${edit.error})`;
         statement = relation.replacement;
         replacing = true;
         break;
       }
-      if (!written) break; // edited meanwhile (or deleted by the operator): treat as new
+      if (!edit.written) break; // edited meanwhile (or deleted by the operator): treat as new
       if (relation.how === "repeat") return { action: "mentioned", line: next, file };
       statement = relation.replacement;
       replacing = true;
@@ -226,66 +245,65 @@ export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> 
   }
 
   const capturedAt = now.toISOString();
+  const current: ExtractedFact = { ...fact, statement };
+  const lineFor = (text: string) => formatCapturedLine(text, fact.tag, newMeta(current, now), capturedAt);
+  const decide = (text: string): Decision => {
+    const facts = capturedFacts(text);
+    const relation = relate(current, facts);
+    if (relation?.how === "repeat") return { kind: "mention", fact: relation.fact };
+    if (relation?.how === "change") {
+      // Another capture of the same correction may have added the new value already.
+      const there = facts.find((f) => !f.superseded && f !== relation.fact && isRepeat(f.statement, relation.replacement));
+      if (there) return { kind: "mark", supersede: relation.fact, line: there.line };
+      return { kind: "append", line: lineFor(relation.replacement), supersede: relation.fact, replacement: relation.replacement };
+    }
+    // A correction of nothing we captured: CORRECTIONS.md has it (triage); no fact line.
+    if (fact.kind === "correction" && !replacing) return { kind: "ignore" };
+    return { kind: "append", line: lineFor(statement) };
+  };
+
   for (let round = 1; ; round++) {
-    const current: ExtractedFact = { ...fact, statement };
-    // After a value was replaced (or after enough rounds), only a repeat stops the new line.
-    const onlyRepeats = replacing || round >= MAX_DECIDE_ROUNDS;
     let decision: Decision = { kind: "ignore" };
     const appended = await appendFileLocked(
       todayFile,
       (text) => {
-        const relation = relate(current, capturedFacts(text));
-        if (relation?.how === "repeat" || (relation?.how === "change" && !onlyRepeats)) decision = { kind: "edit", relation };
-        // A correction of nothing we captured: CORRECTIONS.md has it (triage); no fact line.
-        else if (fact.kind === "correction" && !replacing) decision = { kind: "ignore" };
-        else decision = { kind: "append", line: formatCapturedLine(statement, fact.tag, newMeta(current, now), capturedAt) };
+        decision = decide(text);
         return decision.kind === "append" ? decision.line : null;
       },
       lock,
     );
     const decided = decision as Decision;
     if (decided.kind === "ignore") return { action: "ignored", reason: "correction of no captured fact" };
-    if (decided.kind === "append") {
-      if (!appended.written) return { action: "ignored", reason: "nothing to write" };
-      const added: CaptureOutcome = supersededInfo.supersededIn
-        ? { action: "superseded", line: decided.line, file: todayFile, ...supersededInfo }
-        : { action: "added", line: decided.line, file: todayFile };
+    if (decided.kind === "mention") {
+      // Raise the count of the repeated line as it is now (another capture may have raised it meanwhile).
+      let next = "";
+      const edit = await editInPlace(todayFile, (text) => {
+        const again = relate(current, capturedFacts(text));
+        if (again?.how !== "repeat") return null;
+        next = mentioned(again.fact, now, config);
+        return replaceLine(text, again.fact.line, next);
+      });
+      if (edit.error !== undefined) return notMentioned(todayFile, edit.error);
+      if (edit.written) return { action: "mentioned", line: next, file: todayFile };
+      // The line is gone (the operator deleted it meanwhile): decide again, bounded.
+      if (round >= MAX_DECIDE_ROUNDS) return { action: "ignored", file: todayFile, reason: "already captured; line changed while its mention count was raised" };
+      continue;
+    }
+    if (decided.kind === "append" && !appended.written) return { action: "ignored", reason: "nothing to write" };
+    const { line } = decided;
+    if (!decided.supersede) {
+      const added: CaptureOutcome = supersededInfo.supersededIn ? { action: "superseded", line, file: todayFile, ...supersededInfo } : { action: "added", line, file: todayFile };
       return warning ? { ...added, warning } : added;
     }
-
-    // A repeat or a new value of a line in today's file: edit that line in place, if it is still there.
-    const { relation } = decided;
-    const next = relation.how === "repeat" ? mentioned(relation.fact, now, config) : superseded(relation.fact);
-    let written: boolean;
-    try {
-      const result = await updateFileLocked(
-        todayFile,
-        (text) => {
-          const again = relate(current, capturedFacts(text));
-          if (again?.how !== relation.how || again.fact.line !== relation.fact.line) return null; // changed meanwhile: decide again
-          return replaceLine(text, relation.fact.line, next);
-        },
-        lock,
-      );
-      written = result.written;
-    } catch (error) {
-      log().warn({ file: todayFile, error: errorText(error) }, `capture: could not update ${todayFile} in place`);
-      if (relation.how === "repeat") return { action: "ignored", file: todayFile, reason: `already captured; mention count not updated (${errorText(error)})` };
-      // The new value still goes in: a fact is never dropped because the older line could not be marked.
-      warning = `older value in ${todayFile} not marked superseded (${errorText(error)})`;
-      statement = relation.replacement;
-      replacing = true;
-      continue;
-    }
-    if (!written) {
-      // The line keeps changing under us: it is there, only its count is not raised this time.
-      if (relation.how === "repeat" && round >= MAX_DECIDE_ROUNDS) return { action: "ignored", file: todayFile, reason: "already captured; line changed while its mention count was raised" };
-      continue;
-    }
-    if (relation.how === "repeat") return { action: "mentioned", line: next, file: todayFile };
-    statement = relation.replacement;
-    replacing = true;
-    supersededInfo = { supersededIn: todayFile, supersededStatement: relation.fact.statement };
+    // A new value of a line in today's file: the new line is in; now mark the older one.
+    const older = decided.supersede;
+    const edit = await editInPlace(todayFile, (text) => replaceLine(text, older.line, superseded(older)));
+    if (edit.error !== undefined) warning = `older value in ${todayFile} not marked superseded (${edit.error})`;
+    const warned = warning ? { warning } : {};
+    if (edit.written) return { action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: older.statement, ...warned };
+    // Not marked (the failure above, or the older line changed meanwhile): the new value is in all the same.
+    if (decided.kind === "mark") return { action: "ignored", file: todayFile, reason: "new value already captured", ...warned };
+    return { action: "added", line, file: todayFile, ...warned };
   }
 }
 

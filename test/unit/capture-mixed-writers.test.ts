@@ -163,3 +163,25 @@ describe("an in-place edit that fails after its retries", () => {
     expect(fs.readFileSync(dayFileFor(ws, yesterday), "utf8")).toBe(before);
   });
 });
+
+describe("captures racing each other in one process", () => {
+  it("the same correction three times at once: one new line, the older value marked once", async () => {
+    await say("Remember that my sailboat is moored at slip 14 in Sausalito.");
+    const outcomes = await Promise.all([1, 2, 3].map(() => say("actually it's slip 22 now")));
+    expect(outcomes.flatMap((o) => o.errors)).toEqual([]);
+    const facts = capturedFacts(fs.readFileSync(dayFileFor(ws, now), "utf8"));
+    expect(facts.map((f) => [f.statement, f.superseded])).toEqual([
+      ["my sailboat is moored at slip 22 in Sausalito", false],
+      ["my sailboat is moored at slip 14 in Sausalito", true],
+    ]);
+    expect(outcomes.filter((o) => o.capture?.action === "superseded")).toHaveLength(1);
+  });
+
+  it("the same new fact five times at once: one line, every telling counted", async () => {
+    const outcomes = await Promise.all([1, 2, 3, 4, 5].map(() => say("Remember that my locker code is 4312")));
+    expect(outcomes.map((o) => o.capture?.action).sort()).toEqual(["added", "mentioned", "mentioned", "mentioned", "mentioned"]);
+    const facts = capturedFacts(fs.readFileSync(dayFileFor(ws, now), "utf8"));
+    expect(facts).toHaveLength(1);
+    expect(facts[0].meta.mentions).toBe(5);
+  });
+});
