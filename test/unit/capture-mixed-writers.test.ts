@@ -46,34 +46,75 @@ afterEach(() => {
 const say = (content: string) => triageInboundMessage({ content, sessionKey: "agent:main:main", workspaceDir: ws, now, config, capture: true });
 const statementOf = (i: number, code = 1000 + i) => `the ${WORDS[i]} door code is ${code}`;
 
+/** The day file's lines: the plain writer's ids in file order, and the captured fact lines. Fails on a torn line. */
+function readMixed(dayFile: string): { lines: string[]; plainIds: number[]; facts: ReturnType<typeof capturedFacts> } {
+  const lines = fs.readFileSync(dayFile, "utf8").split("\n");
+  expect(lines.shift()).toBe("# 2026-11-25");
+  expect(lines.pop()).toBe("");
+  const plainIds: number[] = [];
+  const factLines: string[] = [];
+  for (const line of lines) {
+    const match = /^plain (\d+)$/.exec(line);
+    if (match) plainIds.push(Number(match[1]));
+    else {
+      expect(capturedFacts(line), `torn or merged line: ${JSON.stringify(line.slice(0, 200))}`).toHaveLength(1);
+      factLines.push(line);
+    }
+  }
+  return { lines, plainIds, facts: capturedFacts(factLines.join("\n")) };
+}
+
+async function startOnDayFile() {
+  const dayFile = dayFileFor(ws, now);
+  fs.mkdirSync(path.dirname(dayFile), { recursive: true });
+  fs.writeFileSync(dayFile, "# 2026-11-25\n");
+  const plain = startPlainWriter(dayFile);
+  await plain.passed(0);
+  return { dayFile, plain };
+}
+
 describe("capture next to a plain appender hammering the same day file", () => {
   it(
-    "every new fact lands once, every plain line stays, none torn; repeats and new values never lose a fact",
+    "every new fact lands once and every plain line stays, in order, none torn",
     async () => {
-      const dayFile = dayFileFor(ws, now);
-      fs.mkdirSync(path.dirname(dayFile), { recursive: true });
-      fs.writeFileSync(dayFile, "# 2026-11-25\n");
-      const plain = startPlainWriter(dayFile);
-      await plain.passed(0);
-
+      const { dayFile, plain } = await startOnDayFile();
       const added = [];
       for (let i = 0; i < WORDS.length; i++) {
         // Every 4 captures, wait until the plain writer has written more: the writes interleave.
         if (i % 4 === 0) await plain.passed(plain.written());
         added.push(await say(`Remember that ${statementOf(i)}`));
       }
-      // Repeats and new values need an in-place edit, which may or may not get through next to
-      // the writer; either way nothing is lost.
+      const plainCount = await plain.stop();
+      expect(plainCount, plain.stderr()).toBeGreaterThan(WORDS.length / 4);
+
+      for (const outcome of added) expect(outcome.errors).toEqual([]);
+      expect(added.map((o) => o.capture?.action)).toEqual(WORDS.map(() => "added"));
+      const { lines, plainIds, facts } = readMixed(dayFile);
+      // Nothing of the plain writer lost or repeated, in its order; each fact once.
+      expect(plainIds).toEqual(Array.from({ length: plainCount }, (_, i) => i));
+      expect(facts.map((f) => f.statement).sort()).toEqual(WORDS.map((_, i) => statementOf(i)).sort());
+      // The captures really were interleaved with the plain writer's lines.
+      const first = lines.findIndex((line) => line.includes(statementOf(0)));
+      const last = lines.findIndex((line) => line.includes(statementOf(WORDS.length - 1)));
+      expect(lines.slice(first, last).some((line) => line.startsWith("plain"))).toBe(true);
+    },
+    // Generous: bounded by the counts above, not by the clock.
+    30 * 60_000,
+  );
+
+  it(
+    "repeats and new values (in-place edits) never lose a fact, whether or not the edit gets through",
+    async () => {
+      const { dayFile, plain } = await startOnDayFile();
+      for (let i = 0; i < 10; i++) await say(`Remember that ${statementOf(i)}`);
       await plain.passed(plain.written());
       const repeats = [];
       for (let i = 0; i < 5; i++) repeats.push(await say(`Remember that ${statementOf(i)}`));
       const changes = [];
       for (let i = 5; i < 10; i++) changes.push(await say(`Remember that ${statementOf(i, 2000 + i)}`));
-      const plainCount = await plain.stop();
-      expect(plainCount, plain.stderr()).toBeGreaterThan(WORDS.length / 4);
+      await plain.stop();
 
-      for (const outcome of [...added, ...repeats, ...changes]) expect(outcome.errors).toEqual([]);
-      expect(added.map((o) => o.capture?.action)).toEqual(WORDS.map(() => "added"));
+      for (const outcome of [...repeats, ...changes]) expect(outcome.errors).toEqual([]);
       for (const outcome of repeats) {
         const capture = outcome.capture!;
         if (capture.action !== "mentioned") expect(capture).toMatchObject({ action: "ignored", file: dayFile, reason: expect.stringMatching(/^already captured/) });
@@ -83,25 +124,11 @@ describe("capture next to a plain appender hammering the same day file", () => {
         // Marked superseded, or added with the reason it could not be marked: the new value is in.
         if (capture.action !== "superseded") expect(capture).toMatchObject({ action: "added", warning: expect.stringContaining(dayFile) });
       }
-
-      const lines = fs.readFileSync(dayFile, "utf8").split("\n");
-      expect(lines.shift()).toBe("# 2026-11-25");
-      expect(lines.pop()).toBe("");
-      const plainIds: number[] = [];
-      const factLines: string[] = [];
-      for (const line of lines) {
-        const match = /^plain (\d+)$/.exec(line);
-        if (match) plainIds.push(Number(match[1]));
-        else {
-          expect(capturedFacts(line), `torn or merged line: ${JSON.stringify(line.slice(0, 200))}`).toHaveLength(1);
-          factLines.push(line);
-        }
-      }
-      // Nothing of the plain writer lost or repeated, in its order.
-      expect(plainIds).toEqual(Array.from({ length: plainCount }, (_, i) => i));
-      // Each fact once; each new value once; an old value is either marked or reported unmarked.
-      const facts = capturedFacts(factLines.join("\n"));
-      const expected = [...WORDS.map((_, i) => statementOf(i)), ...Array.from({ length: 5 }, (_, k) => statementOf(5 + k, 2005 + k))];
+      // A successful rewrite can drop a plain write landing in its last microseconds (the documented
+      // limit of updateFileLocked), so only order and uniqueness are checked for the plain lines here.
+      const { plainIds, facts } = readMixed(dayFile);
+      expect(plainIds).toEqual([...new Set(plainIds)].sort((a, b) => a - b));
+      const expected = [...Array.from({ length: 10 }, (_, i) => statementOf(i)), ...Array.from({ length: 5 }, (_, k) => statementOf(5 + k, 2005 + k))];
       expect(facts.map((f) => f.statement).sort()).toEqual(expected.sort());
       for (let k = 0; k < 5; k++) {
         const old = facts.find((f) => f.statement === statementOf(5 + k))!;
@@ -111,12 +138,7 @@ describe("capture next to a plain appender hammering the same day file", () => {
         const fact = facts.find((f) => f.statement === statementOf(i))!;
         expect(fact.meta.mentions).toBe(repeats[i].capture!.action === "mentioned" ? 2 : 1);
       }
-      // The captures really were interleaved with the plain writer's lines.
-      const first = lines.findIndex((line) => line.includes(statementOf(0)));
-      const last = lines.findIndex((line) => line.includes(statementOf(WORDS.length - 1)));
-      expect(lines.slice(first, last).some((line) => line.startsWith("plain"))).toBe(true);
     },
-    // Generous: bounded by the counts above, not by the clock.
     30 * 60_000,
   );
 });
