@@ -358,16 +358,25 @@ export function appendText(current: string, text: string): string {
  * look at the last byte and our write; our entry then starts on that line (nothing is lost). The
  * result's `conflicts` counts writes that landed next to someone else's (the file grew by more
  * than our bytes); `hashAfter` is then the hash of what is on disk after our write.
+ *
+ * `text` may be a function of the file's current text, called under the lock: it returns the entry
+ * to append, or null to append nothing (e.g. the entry is a repeat of a line already there). Like
+ * `updateFileLocked`'s transform it is synchronous: decide, do not do network or LLM work.
  */
-export async function appendFileLocked(file: string, text: string, options: AppendOptions = {}): Promise<LockedWriteResult> {
+export async function appendFileLocked(
+  file: string,
+  text: string | ((current: string) => string | null),
+  options: AppendOptions = {},
+): Promise<LockedWriteResult> {
   return withFileLock(
     file,
     async () => {
       const { current, target } = await readForAppend(file, options.containWithin);
       const hashBefore = contentHash(current);
       if (options.expectedHash !== undefined && options.expectedHash !== hashBefore) throw new ContentChangedError(file, hashBefore);
-      if (options.skipIfPresent && current.includes(text)) return { written: false, hashBefore, hashAfter: hashBefore, conflicts: 0 };
-      const landed = await appendBytes(target, appendText("", text));
+      const entry = typeof text === "function" ? text(current) : text;
+      if (entry === null || (options.skipIfPresent && current.includes(entry))) return { written: false, hashBefore, hashAfter: hashBefore, conflicts: 0 };
+      const landed = await appendBytes(target, appendText("", entry));
       if (!landed.alone) log().warn({ file }, "another writer appended next to our locked append; both entries kept");
       const hashAfter =
         landed.alone && landed.sizeBefore === Buffer.byteLength(current)

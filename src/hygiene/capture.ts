@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { updateFileLocked } from "../fs/lock.ts";
+import { appendFileLocked, updateFileLocked } from "../fs/lock.ts";
+import { getLogger } from "../core/log.ts";
 import type { LockOptions } from "../fs/lock.ts";
 import { readRegularFile } from "../fs/safe-read.ts";
 import { formatMemoryMetadata, parseMemoryMetadata, recordMention } from "./confidence.ts";
@@ -19,7 +20,9 @@ import type { ExtractedFact, FactTag } from "./capture-statement.ts";
 // Before writing (§5.1 rule 2): a repeat raises the existing line's mention count (+0.05); a new
 // value for the same key (rule 5, corrections win) marks the older line `status: superseded`, which
 // retrieval leaves out, and adds the new value. Every change takes the file's §4.1 lock; locks are
-// taken one after another, never nested.
+// taken one after another, never nested. A new line is an O_APPEND write (never a rewrite), since
+// OpenClaw's agent appends to the same day file without our lock; only the two in-place edits
+// rewrite it (docs/memory-hygiene.md, "Which writes append").
 
 export const MEMORY_DIR = "memory";
 /** Older day files searched for a repeat or an outdated value (newest first). */
@@ -27,6 +30,7 @@ export const MAX_DEDUPE_FILES = 30;
 export const MAX_DAY_FILE_BYTES = 256 * 1024;
 export const SUPERSEDED = "superseded";
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.md$/;
+const log = () => getLogger("openclaw-context.hygiene");
 const CAPTURED_LINE = /^- (.+?) (#event|#knowledge|#skill|#decision) (<!--[^>]*\bcaptured:[ \t]*(\S+)[^>]*-->)[ \t]*$/;
 
 export type CapturedFact = {
@@ -114,6 +118,8 @@ export type CaptureOutcome = {
   supersededIn?: string;
   supersededStatement?: string;
   reason?: string;
+  /** An in-place edit that failed after its retries (logged with the file); the fact itself was kept. */
+  warning?: string;
 };
 
 export type CaptureInput = {
@@ -134,11 +140,6 @@ function replaceLine(markdown: string, line: string, next: string): string | nul
   if (index === -1) return null;
   lines[index] = next;
   return lines.join("\n");
-}
-
-function appendLine(markdown: string, line: string): string {
-  if (markdown === "") return `${line}\n`;
-  return markdown.endsWith("\n") ? `${markdown}${line}\n` : `${markdown}\n${line}\n`;
 }
 
 function mentioned(fact: CapturedFact, now: Date, config: HygieneConfig): string {
@@ -166,9 +167,35 @@ async function olderDayFiles(workspaceDir: string, today: string): Promise<strin
 }
 
 /**
- * Write one extracted fact: today's file under its lock decides repeat / new value / new line from
- * what it holds at that moment, so concurrent captures of the same words never add two lines.
- * Throws only on write failures (the caller reports them; the turn never waits for this).
+ * What today's file calls for, decided under its lock from what it holds at that moment: a new line
+ * (and, for a new value of a line there, that older line to mark), only the mark (the new value is
+ * there already), a mention for a repeat, or nothing.
+ */
+type Decision =
+  | { kind: "append"; line: string; supersede?: CapturedFact; replacement?: string }
+  | { kind: "mark"; supersede: CapturedFact; line: string }
+  | { kind: "mention"; fact: CapturedFact }
+  | { kind: "ignore" };
+
+/** Rounds of decide → mention before a repeat whose line keeps vanishing is left as it is. */
+const MAX_DECIDE_ROUNDS = 4;
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Write one extracted fact. Adding a line, the common case, is an O_APPEND write under today's
+ * lock (`appendFileLocked`): it never rewrites the file, so it lands however busy the agent's own
+ * unlocked appends to the same file are. Whether to add is decided under that lock from what the
+ * file holds at that moment, so concurrent captures of the same words never add two lines. Only the
+ * rare in-place edits (a repeat's mention count, an older value marked superseded) rewrite the file
+ * (`updateFileLocked`), and a new value is appended *before* its older line is marked, so a failure
+ * or a crash in between leaves both values, never neither. When an edit fails after its retries,
+ * the failure is logged with the file and the fact is kept: a repeat is already there, a new value
+ * is added all the same (`warning` says what was not marked).
+ * Throws only when the new line itself cannot be written (the caller reports it; the turn never
+ * waits for this).
  */
 export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> {
   const { workspaceDir, fact, now, config } = input;
@@ -176,55 +203,108 @@ export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> 
   const lock = { ...input.lock, containWithin: workspaceDir };
   await fs.mkdir(path.dirname(todayFile), { recursive: true });
 
+  /** An in-place edit; a failure is logged with the file and returned, never thrown. */
+  const editInPlace = async (file: string, transform: (text: string) => string | null): Promise<{ written: boolean; error?: string }> => {
+    try {
+      return { written: (await updateFileLocked(file, transform, lock)).written };
+    } catch (error) {
+      log().warn({ file, error: errorText(error) }, `capture: could not update ${file} in place`);
+      return { written: false, error: errorText(error) };
+    }
+  };
+  const notMentioned = (file: string, error: string): CaptureOutcome => ({ action: "ignored", file, reason: `already captured; mention count not updated (${error})` });
+
   // An older day's fact said again or given a new value: update it there (its own lock).
   let statement = fact.statement;
+  /** The statement replaces an older value (marked or not): a correction is written even so. */
+  let replacing = false;
   let supersededInfo: Pick<CaptureOutcome, "supersededIn" | "supersededStatement"> = {};
+  let warning: string | undefined;
   const todayHas = relate(fact, capturedFacts(await readDayFile(todayFile, workspaceDir)));
   if (!todayHas) {
     for (const file of await olderDayFiles(workspaceDir, path.basename(todayFile, ".md"))) {
       const relation = relate(fact, capturedFacts(await readDayFile(file, workspaceDir)));
       if (!relation) continue;
       const next = relation.how === "repeat" ? mentioned(relation.fact, now, config) : superseded(relation.fact);
-      const result = await updateFileLocked(file, (current) => replaceLine(current, relation.fact.line, next), lock);
-      if (!result.written) break; // edited meanwhile (or deleted by the operator): treat as new
+      const edit = await editInPlace(file, (text) => replaceLine(text, relation.fact.line, next));
+      if (edit.error !== undefined) {
+        if (relation.how === "repeat") return notMentioned(file, edit.error);
+        // The new value still goes in: a fact is never dropped because the older line could not be marked.
+        warning = `older value in ${file} not marked superseded (${edit.error})`;
+        statement = relation.replacement;
+        replacing = true;
+        break;
+      }
+      if (!edit.written) break; // edited meanwhile (or deleted by the operator): treat as new
       if (relation.how === "repeat") return { action: "mentioned", line: next, file };
       statement = relation.replacement;
+      replacing = true;
       supersededInfo = { supersededIn: file, supersededStatement: relation.fact.statement };
       break;
     }
   }
 
   const capturedAt = now.toISOString();
-  let outcome: CaptureOutcome = { action: "ignored", reason: "nothing to write" };
   const current: ExtractedFact = { ...fact, statement };
-  await updateFileLocked(
-    todayFile,
-    (text) => {
-      const relation = relate(current, capturedFacts(text));
-      if (relation?.how === "repeat") {
-        const next = mentioned(relation.fact, now, config);
-        outcome = { action: "mentioned", line: next, file: todayFile };
-        return replaceLine(text, relation.fact.line, next);
-      }
-      if (relation?.how === "change") {
-        const line = formatCapturedLine(relation.replacement, fact.tag, newMeta(current, now), capturedAt);
-        const marked = replaceLine(text, relation.fact.line, superseded(relation.fact));
-        if (marked === null) return null;
-        outcome = { action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: relation.fact.statement };
-        return appendLine(marked, line);
-      }
-      if (fact.kind === "correction" && !supersededInfo.supersededIn) {
-        // A correction of nothing we captured: CORRECTIONS.md has it (triage); no fact line.
-        outcome = { action: "ignored", reason: "correction of no captured fact" };
-        return null;
-      }
-      const line = formatCapturedLine(statement, fact.tag, newMeta(current, now), capturedAt);
-      outcome = supersededInfo.supersededIn ? { action: "superseded", line, file: todayFile, ...supersededInfo } : { action: "added", line, file: todayFile };
-      return appendLine(text, line);
-    },
-    lock,
-  );
-  return outcome;
+  const lineFor = (text: string) => formatCapturedLine(text, fact.tag, newMeta(current, now), capturedAt);
+  const decide = (text: string): Decision => {
+    const facts = capturedFacts(text);
+    const relation = relate(current, facts);
+    if (relation?.how === "repeat") return { kind: "mention", fact: relation.fact };
+    if (relation?.how === "change") {
+      // Another capture of the same correction may have added the new value already.
+      const there = facts.find((f) => !f.superseded && f !== relation.fact && isRepeat(f.statement, relation.replacement));
+      if (there) return { kind: "mark", supersede: relation.fact, line: there.line };
+      return { kind: "append", line: lineFor(relation.replacement), supersede: relation.fact, replacement: relation.replacement };
+    }
+    // A correction of nothing we captured: CORRECTIONS.md has it (triage); no fact line.
+    if (fact.kind === "correction" && !replacing) return { kind: "ignore" };
+    return { kind: "append", line: lineFor(statement) };
+  };
+
+  for (let round = 1; ; round++) {
+    let decision: Decision = { kind: "ignore" };
+    const appended = await appendFileLocked(
+      todayFile,
+      (text) => {
+        decision = decide(text);
+        return decision.kind === "append" ? decision.line : null;
+      },
+      lock,
+    );
+    const decided = decision as Decision;
+    if (decided.kind === "ignore") return { action: "ignored", reason: "correction of no captured fact" };
+    if (decided.kind === "mention") {
+      // Raise the count of the repeated line as it is now (another capture may have raised it meanwhile).
+      let next = "";
+      const edit = await editInPlace(todayFile, (text) => {
+        const again = relate(current, capturedFacts(text));
+        if (again?.how !== "repeat") return null;
+        next = mentioned(again.fact, now, config);
+        return replaceLine(text, again.fact.line, next);
+      });
+      if (edit.error !== undefined) return notMentioned(todayFile, edit.error);
+      if (edit.written) return { action: "mentioned", line: next, file: todayFile };
+      // The line is gone (the operator deleted it meanwhile): decide again, bounded.
+      if (round >= MAX_DECIDE_ROUNDS) return { action: "ignored", file: todayFile, reason: "already captured; line changed while its mention count was raised" };
+      continue;
+    }
+    if (decided.kind === "append" && !appended.written) return { action: "ignored", reason: "nothing to write" };
+    const { line } = decided;
+    if (!decided.supersede) {
+      const added: CaptureOutcome = supersededInfo.supersededIn ? { action: "superseded", line, file: todayFile, ...supersededInfo } : { action: "added", line, file: todayFile };
+      return warning ? { ...added, warning } : added;
+    }
+    // A new value of a line in today's file: the new line is in; now mark the older one.
+    const older = decided.supersede;
+    const edit = await editInPlace(todayFile, (text) => replaceLine(text, older.line, superseded(older)));
+    if (edit.error !== undefined) warning = `older value in ${todayFile} not marked superseded (${edit.error})`;
+    const warned = warning ? { warning } : {};
+    if (edit.written) return { action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: older.statement, ...warned };
+    // Not marked (the failure above, or the older line changed meanwhile): the new value is in all the same.
+    if (decided.kind === "mark") return { action: "ignored", file: todayFile, reason: "new value already captured", ...warned };
+    return { action: "added", line, file: todayFile, ...warned };
+  }
 }
 
 export type CapturedToday = { file: string; facts: CapturedFact[] };

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { contentHash } from "../fs/atomic.ts";
-import { updateFileLocked } from "../fs/lock.ts";
+import { appendFileLocked } from "../fs/lock.ts";
 import type { LockOptions, LockedWriteResult } from "../fs/lock.ts";
 
 // CORRECTIONS.md (persistent memory spec §5.3): one entry per detected recall failure, written under
@@ -99,18 +99,21 @@ export function formatCorrection(correction: NewCorrection): string {
 
 /**
  * Append one correction to `<workspace>/CORRECTIONS.md` under its lock. Idempotent per dedupeKey:
- * a retried or duplicated message event does not log the same failure twice.
+ * a retried or duplicated message event does not log the same failure twice (decided under the
+ * lock). A pure append (O_APPEND, `appendFileLocked`): the file is never rewritten, so an operator
+ * or agent appending to it without our lock neither loses text nor makes this write fail. A blank
+ * line separates entries; a new (or blank) file gets the header first.
  */
 export async function appendCorrection(workspaceDir: string, correction: NewCorrection, lock: LockOptions): Promise<{ id: string; file: string; result: LockedWriteResult }> {
   const file = path.join(workspaceDir, CORRECTIONS_FILE_NAME);
   const id = correctionId(correction.dedupeKey);
   const entry = formatCorrection(correction);
-  const result = await updateFileLocked(
+  const result = await appendFileLocked(
     file,
     (current) => {
       if (current.includes(`## Correction ${id} `)) return null;
-      const base = current.trim() === "" ? CORRECTIONS_HEADER : current;
-      return `${base.endsWith("\n") ? base : `${base}\n`}\n${entry}`;
+      // appendFileLocked puts a newline first when the file does not end in one.
+      return current.trim() === "" ? `${CORRECTIONS_HEADER}\n${entry}` : `\n${entry}`;
     },
     { ...lock, containWithin: workspaceDir },
   );

@@ -3,6 +3,7 @@ import { contentHash } from "../fs/atomic.ts";
 import { appendFileLocked } from "../fs/lock.ts";
 import { canWriteIntoWorkspace } from "../fs/workspace-guard.ts";
 import { getLogger } from "../core/log.ts";
+import { boundedId, storedSessionKey } from "../context/session-state.ts";
 import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "./config.ts";
 import type { HygieneConfig } from "./config.ts";
 import { appendCorrection } from "./corrections.ts";
@@ -66,6 +67,7 @@ export type TriageQueueRecord = {
   classes: string[];
   patterns: string[];
   trigger_confidence?: TriggerConfidence;
+  /** The session key; one longer than 256 chars as `sha256:<hex>` (session-state's storedSessionKey). Same bound for the ids. */
   session?: string;
   message_id?: string;
   channel?: string;
@@ -138,6 +140,10 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     }
 
     const lock = lockOptionsFromConfig(config, TRIAGE_AGENT_NAME);
+    // What goes to disk (and into the dedupe key) is the bounded form the session state uses: a
+    // short key as is, readable; a hostile megabyte-long one as its sha256.
+    const sessionKey = input.sessionKey === undefined ? undefined : storedSessionKey(input.sessionKey);
+    const messageId = input.messageId === undefined ? undefined : boundedId(input.messageId);
     const trigger = correctionTrigger(scan.matches);
     const hash = contentHash(text);
     const record: TriageQueueRecord = {
@@ -146,9 +152,9 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
       classes: [...new Set(scan.matches.map((m) => m.class))],
       patterns: scan.matches.map((m) => m.id),
       trigger_confidence: trigger?.confidence,
-      session: input.sessionKey,
-      message_id: input.messageId,
-      channel: input.channelId,
+      session: sessionKey,
+      message_id: messageId,
+      channel: input.channelId === undefined ? undefined : boundedId(input.channelId),
       content_hash: hash,
       excerpt: text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 1)}…` : text,
     };
@@ -169,10 +175,10 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
             triggerPhrase: trigger.phrase,
             triggerConfidence: confidence,
             patternClass: trigger.class,
-            sessionKey: input.sessionKey,
+            sessionKey,
             excerpt: text.slice(0, EXCERPT_CHARS),
             cooldownHours: config.correction_cooldown_hours,
-            dedupeKey: `${input.sessionKey ?? ""}\u0000${input.messageId ?? hash}`,
+            dedupeKey: `${sessionKey ?? ""}\u0000${messageId ?? hash}`,
           },
           lock,
         ).then(
@@ -191,7 +197,7 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
       );
     }
     await Promise.all(writes);
-    if (outcome.errors.length > 0) log().warn({ errors: outcome.errors, session: input.sessionKey }, "triage writes failed");
+    if (outcome.errors.length > 0) log().warn({ errors: outcome.errors, session: sessionKey }, "triage writes failed");
   } catch (error) {
     outcome.errors.push(`triage: ${(error as Error).message}`);
     log().warn({ error: (error as Error).message }, "triage failed");

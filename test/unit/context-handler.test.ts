@@ -2,11 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/openclaw/events.ts";
 import { bootstrapEventFor, webchatMessageEvent } from "./ethos-events.ts";
+import { holdTurnClock } from "./turn-clock.ts";
 
 // The real handler, the real runtime and the embedded retriever over a copy of the sample
 // workspace: the path a gateway turn takes, minus the gateway.
@@ -21,14 +22,16 @@ const logs: string[] = [];
 
 beforeAll(async () => {
   fs.cpSync(path.join(repo, "fixtures/workspace"), ws, { recursive: true });
-  // A wait no machine misses (the default 250 ms covers a cold index build only on a fast
-  // machine); the turn still returns as soon as retrieval is done.
+  // Any awaitTimeoutMs will do: the tests hold the turn clock (turn-clock.ts), so a
+  // turn ends when its search settles, on any machine.
   fs.writeFileSync(path.join(tmp, "openclaw.json"), JSON.stringify(CFG));
   vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(tmp, "openclaw.json"));
   vi.stubEnv("OPENCLAW_CONTEXT_INDEX_CACHE_DIR", path.join(tmp, "index-cache"));
   setLogDestination(new Writable({ write: (chunk, _e, cb) => (logs.push(String(chunk)), cb()) }) as never);
   handler = (await import("../../hooks/ethos-context/handler.ts")).default;
 });
+beforeEach(() => holdTurnClock());
+afterEach(() => vi.useRealTimers());
 afterAll(() => {
   vi.unstubAllEnvs();
   setLogDestination(undefined);

@@ -10,6 +10,7 @@ import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { setLogDestination } from "../../src/core/log.ts";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent } from "../../src/openclaw/events.ts";
+import { holdTurnClock } from "./turn-clock.ts";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ethos-runtime-"));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -81,6 +82,9 @@ beforeEach(() => {
   now = 1_800_000_000_000;
   logs = [];
   setLogDestination(new Writable({ write: (chunk, _e, cb) => (logs.push(String(chunk)), cb()) }) as never);
+  // The composer reads the workspace inside the turn's window: hold that clock (turn-clock.ts), so
+  // a turn ends when its work settles on any machine. Timeout tests move it themselves.
+  holdTurnClock();
 });
 afterEach(async () => {
   await flushContextFileWrites();

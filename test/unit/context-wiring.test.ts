@@ -2,13 +2,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { assemblerBlockComposer } from "../../src/context/memory-composer.ts";
 import type { Selection } from "../../src/context/pipeline.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/openclaw/events.ts";
 import { bootstrapEventFor, webchatMessageEvent } from "./ethos-events.ts";
+import { holdTurnClock } from "./turn-clock.ts";
 
 // The ethos-context handler with triage and the context assembler wired in: an operator's
 // correction is logged on message:received and then competes for the next turn's block.
@@ -24,8 +25,8 @@ const CFG = { hooks: { internal: { entries: { "ethos-context": { awaitTimeoutMs:
 beforeAll(async () => {
   fs.cpSync(path.join(repo, "fixtures/workspace"), ws, { recursive: true });
   fs.writeFileSync(path.join(ws, "memory", `${today}.md`), `# ${today}\n\n- Jeff wants the sailboat hauled out for bottom paint before the regatta.\n`);
-  // A wait no machine misses (the default 250 ms covers a cold index build plus the assembler
-  // only on a fast machine); the turn still returns as soon as retrieval is done.
+  // Any awaitTimeoutMs will do: the tests hold the turn clock (turn-clock.ts), so a
+  // turn ends when its search and the assembler settle, on any machine.
   fs.writeFileSync(path.join(tmp, "openclaw.json"), JSON.stringify(CFG));
   vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(tmp, "openclaw.json"));
   vi.stubEnv("OPENCLAW_WORKSPACE_DIR", ws);
@@ -33,6 +34,8 @@ beforeAll(async () => {
   setLogDestination(new Writable({ write: (_chunk, _e, cb) => cb() }) as never);
   handler = (await import("../../hooks/ethos-context/handler.ts")).default;
 });
+beforeEach(() => holdTurnClock());
+afterEach(() => vi.useRealTimers());
 afterAll(async () => {
   await flushContextFileWrites();
   vi.unstubAllEnvs();

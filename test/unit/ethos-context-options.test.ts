@@ -1,19 +1,20 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { sourcesKey, workspaceMemorySources } from "../../src/memory/sources.ts";
 import { bootstrapOnly, hookTurn, makeWorkspace, startFakeEthos, tempRoot, useHookConfig } from "./ethos-turns.ts";
 import type { FakeEthos, Handler } from "./ethos-turns.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
+import { advanceUntilSettled, holdTurnClock } from "./turn-clock.ts";
 
 // One test per documented ethos-context option (docs/runbooks/context-injection.md), each showing
 // the option's effect through the hook handler: the option set one way and the other, and what
 // the turn injects (or writes) differs. Retrieval timing is controlled, never raced: the Ethos
-// backend here is a loopback server that answers at once or holds a request until told, and
-// "same turn" / "repeated message" windows run on a faked clock.
+// backend here is a loopback server that answers at once or holds a request until told, and the
+// turn's await window and the "same turn" / "repeated message" windows run on a faked clock.
 //
 // Mutations this file kills (each option made to do nothing in src/context, one at a time; the
 // test named after the option fails): awaitTimeoutMs fixed at 250 ms, debounceMs fixed at 500,
@@ -49,6 +50,8 @@ beforeAll(async () => {
   setLogDestination(new Writable({ write: (_chunk, _e, cb) => cb() }) as never);
   handler = (await import("../../hooks/ethos-context/handler.ts")).default;
 });
+// Every turn runs on a held clock (turn-clock.ts): it ends when its search settles, on any machine.
+beforeEach(() => holdTurnClock());
 afterEach(() => {
   ethos.releaseAll();
   ethos.reset();
@@ -91,7 +94,7 @@ describe("ethos-context options, each shown by its effect", () => {
   });
 
   it("debounceMs: an identical message inside the window reuses the running retrieval; with 0 it starts a new one", async () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
+    holdTurnClock({ date: true });
     vi.setSystemTime(new Date("2026-03-01T10:00:00Z"));
     ethos.hits = [HIT];
     // The first search of each case never answers: #0 (debounced case: the only one), #1 (no window).
@@ -109,8 +112,9 @@ describe("ethos-context options, each shown by its effect", () => {
       }
       return bootstrapOnly(handler, { ws, cfg, sessionKey });
     };
-    // Default window: the second message reuses the first (held) search, so the turn waits it out.
-    expect((await twice(viaEthos({ awaitTimeoutMs: 100 }), false)).block).toBeUndefined();
+    // Default window: the second message reuses the first (held) search, so the turn waits it out
+    // (the clock is moved until its 100 ms wait ends).
+    expect((await advanceUntilSettled(twice(viaEthos({ awaitTimeoutMs: 100 }), false), 50)).block).toBeUndefined();
     expect(ethos.queries).toHaveLength(1);
     // No window: the second message gets a search of its own (after the first), which answers.
     expect((await twice(viaEthos({ debounceMs: 0 }), true)).block).toContain("OPTION_SENTINEL_6f1d");
@@ -138,7 +142,7 @@ describe("ethos-context options, each shown by its effect", () => {
   });
 
   it("sameTurnWindowMs: a second bootstrap of the same turn re-injects the block only inside the window", async () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
+    holdTurnClock({ date: true });
     ethos.hits = [HIT];
     for (const [window, expected] of [[60_000, "OPTION_SENTINEL_6f1d"], [1000, undefined]] as const) {
       vi.setSystemTime(new Date("2026-03-01T11:00:00Z"));

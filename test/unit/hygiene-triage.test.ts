@@ -8,6 +8,7 @@ import { HYGIENE_CONFIG_DEFAULTS, parseHygieneConfigText } from "../../src/hygie
 import { parseCorrections } from "../../src/hygiene/corrections.ts";
 import { BUILTIN_PATTERNS, compileCustomPatterns, scanMessage, scanWindow } from "../../src/hygiene/patterns.ts";
 import { messageText, triageInboundMessage, triageQueuePath } from "../../src/hygiene/triage.ts";
+import { boundedId, storedSessionKey } from "../../src/context/session-state.ts";
 
 // [pattern id, message that must match, message that must not match (near miss)]
 const TABLE: Array<[string, string, string]> = [
@@ -180,6 +181,48 @@ describe("triageInboundMessage", () => {
     expect(first.correction).toMatchObject({ confidence: "medium", written: true });
     expect(second.correction).toMatchObject({ id: first.correction!.id, written: false });
     expect(parseCorrections(fs.readFileSync(path.join(workspace, "CORRECTIONS.md"), "utf8"))).toHaveLength(1);
+  });
+
+  it("a megabyte-long session key (or message id) is written as its hash, a short one as is", async () => {
+    const longKey = `agent:main:telegram:direct:${"9".repeat(1_000_000)}`;
+    const longId = "m".repeat(300_000);
+    const content = "You forgot: I already told you I'm vegetarian";
+    const first = await triageInboundMessage({ content, sessionKey: longKey, messageId: longId, workspaceDir: workspace, now });
+    expect(first.errors).toEqual([]);
+    expect(first.correction).toMatchObject({ written: true });
+    const queueText = fs.readFileSync(first.queueFile!, "utf8");
+    const record = JSON.parse(queueText.trim());
+    expect(record.session).toBe(storedSessionKey(longKey));
+    expect(record.session).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(record.message_id).toBe(boundedId(longId));
+    expect(record.message_id).not.toBe(longId);
+    expect(queueText.length).toBeLessThan(4096);
+    const corrections = fs.readFileSync(path.join(workspace, "CORRECTIONS.md"), "utf8");
+    expect(corrections).toContain(`- session: ${storedSessionKey(longKey)}\n`);
+    expect(corrections).not.toContain("9".repeat(300));
+    expect(corrections.length).toBeLessThan(4096);
+    // The bounded key still de-duplicates: the same message again is not logged twice.
+    const again = await triageInboundMessage({ content, sessionKey: longKey, messageId: longId, workspaceDir: workspace, now });
+    expect(again.correction).toMatchObject({ id: first.correction!.id, written: false });
+    // A different long key with the same prefix is a different session.
+    const other = await triageInboundMessage({ content, sessionKey: `${longKey}8`, messageId: longId, workspaceDir: workspace, now });
+    expect(other.correction).toMatchObject({ written: true });
+    expect(other.correction!.id).not.toBe(first.correction!.id);
+    // A key of ordinary length stays readable.
+    const short = `agent:main:telegram:direct:${"7".repeat(200)}`;
+    const readable = await triageInboundMessage({ content: "Decision: we ship on Tuesday", sessionKey: short, messageId: "m9", workspaceDir: workspace, now });
+    expect(JSON.parse(fs.readFileSync(readable.queueFile!, "utf8").trim().split("\n").at(-1)!).session).toBe(short);
+  });
+
+  it("CORRECTIONS.md is only appended to: the operator's text stays byte for byte, an unterminated last line included", async () => {
+    const file = path.join(workspace, "CORRECTIONS.md");
+    const operator = "# My corrections\n\nnotes kept by hand, no newline at the end";
+    fs.writeFileSync(file, operator);
+    const outcome = await triageInboundMessage({ content: "you forgot my birthday", sessionKey: "s1", messageId: "m5", workspaceDir: workspace, now });
+    expect(outcome.correction).toMatchObject({ written: true });
+    const text = fs.readFileSync(file, "utf8");
+    expect(text.startsWith(`${operator}\n\n## Correction ${outcome.correction!.id} `)).toBe(true);
+    expect(parseCorrections(text)).toHaveLength(1);
   });
 
   it("an excerpt cannot forge entry structure in CORRECTIONS.md", async () => {

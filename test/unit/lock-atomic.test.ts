@@ -132,6 +132,17 @@ describe("locked appends and read-modify-write", () => {
     expect(fs.readFileSync(file, "utf8")).toBe("- fact one\n");
   });
 
+  it("an entry decided under the lock: sees the file as it is, null appends nothing, a separator when needed", async () => {
+    const file = path.join(dir, "MEMORY.md");
+    fs.writeFileSync(file, "- by hand, no newline");
+    const seen: string[] = [];
+    const once = (current: string) => (seen.push(current), current.includes("- decided") ? null : "- decided");
+    const results = await Promise.all([appendFileLocked(file, once), appendFileLocked(file, once)]);
+    expect(results.map((r) => r.written)).toEqual([true, false]);
+    expect(seen).toEqual(["- by hand, no newline", "- by hand, no newline\n- decided\n"]);
+    expect(fs.readFileSync(file, "utf8")).toBe("- by hand, no newline\n- decided\n");
+  });
+
   it("redoes the append when an unlocked writer changes the file mid-write, keeping their edit", async () => {
     const file = path.join(dir, "MEMORY.md");
     fs.writeFileSync(file, "- original\n");

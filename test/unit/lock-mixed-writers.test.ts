@@ -1,18 +1,16 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { appendFileLocked } from "../../src/fs/lock.ts";
+import { startPlainWriter } from "./plain-writer.ts";
 
 // Issue 20: a writer that ignores our lock appends to the same memory file (as OpenClaw's own
 // writers do). Nothing may be lost and our appends must make progress. Bounded by counts: the
 // plain writer is made to write between our appends (we wait for its progress reports, not for
 // time), and the test ends when both writers have done their share.
 
-const appender = path.join(path.dirname(fileURLToPath(import.meta.url)), "plain-appender.ts");
 /** Progress, not a clock, bounds the attempts: a busy machine only makes them slower. */
 const PATIENT = { retryIntervalSeconds: 0.005, maxRetries: Number.MAX_SAFE_INTEGER, agentName: "mixed-test" };
 const LOCKED = 300;
@@ -26,37 +24,6 @@ afterEach(() => {
   setLogDestination(undefined);
   fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
 });
-
-function startPlainWriter(file: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", appender, file], { stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  let wrote = 0;
-  const listeners = new Set<() => void>();
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-    for (const match of String(chunk).matchAll(/wrote (\d+)/g)) wrote = Math.max(wrote, Number(match[1]));
-    for (const listener of listeners) listener();
-  });
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  /** Resolves once the writer has written more than `count` lines (it reports every 10). */
-  const passed = (count: number) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (wrote > count) (listeners.delete(check), resolve());
-      };
-      listeners.add(check);
-      void exited.then(() => reject(new Error(`plain writer exited early: ${stderr}`)));
-      check();
-    });
-  const stop = async () => {
-    child.stdin.end("stop\n");
-    await exited;
-    return Number(/done (\d+)/.exec(stdout)?.[1] ?? Number.NaN);
-  };
-  return { passed, stop, written: () => wrote, stderr: () => stderr };
-}
 
 describe("locked appends next to a plain (unlocked) appender", () => {
   it(

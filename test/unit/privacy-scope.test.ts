@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { parseEthosContextConfig } from "../../src/context/config.ts";
 import { isSafeGroupMemoryDir, resolveRetrievalScope } from "../../src/context/scope.ts";
@@ -9,6 +9,7 @@ import { classifySession } from "../../src/session/classify.ts";
 import type { SessionType } from "../../src/session/types.ts";
 import { hookTurn, hostFiles, makeWorkspace, tempRoot, useHookConfig } from "./ethos-turns.ts";
 import type { Handler, TurnResult } from "./ethos-turns.ts";
+import { holdTurnClock } from "./turn-clock.ts";
 
 // Memory-scope privacy: which sessions may receive retrieved memories, and from where.
 //
@@ -168,8 +169,9 @@ const hookPath: PrivacyPath = {
 const PATHS: PrivacyPath[] = [hookPath];
 
 /**
- * A generous wait (no machine is that slow), so a positive row never fails on speed. Every type
- * gets a token budget, so the scope rule alone has to keep memory out (not a zero ceiling).
+ * The turn clock is held (turn-clock.ts): every turn ends when its search settles, so a positive
+ * row never fails on speed and a negative row never passes by timing out. Every type gets a token
+ * budget, so the scope rule alone has to keep memory out (not a zero ceiling).
  */
 const BASE = {
   awaitTimeoutMs: 5000,
@@ -183,6 +185,8 @@ const SECRETS = [WORKSPACE_SENTINEL, USER_SENTINEL, GROUP_SENTINEL];
 
 describe.each(PATHS.map((p) => [p.name, p] as const))("memory privacy on the %s path", (_name, privacyPath) => {
   let turnNo = 0;
+  beforeEach(() => holdTurnClock());
+  afterEach(() => vi.useRealTimers());
   /** A fresh session key per turn (suffix-safe for each type), so no row depends on another. */
   const fresh = (key: string) => {
     turnNo += 1;
