@@ -47,6 +47,8 @@ export type SelectOptions = {
   confidenceGate?: number;
   /** Token ceiling override (benchmarks sweep budgets); else config.maxTokensBySessionType. */
   maxTokens?: number;
+  /** Budget-fill floor as a share of the top score (benchmarks ablate it); else FILL_FLOOR_RATIO. */
+  fillFloor?: number;
   now?: Date;
   /** Layout of the block; the context assembler may supply its own. */
   format?: ContextBlockFormatter;
@@ -74,7 +76,7 @@ export function selectAndFormat(results: readonly RetrievedMemory[], options: Se
   const excluded = options.excludeIds;
   const candidates = excluded ? results.filter((memory) => !excluded.has(memory.id)) : [...results];
   const gate = options.confidenceGate ?? config.confidenceGate;
-  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence, single: SINGLE_RESULT_MIN, fill: FILL_FLOOR_RATIO });
+  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence, single: SINGLE_RESULT_MIN, fill: options.fillFloor ?? FILL_FLOOR_RATIO });
   const limits = budgetLimitsFor(config, options.sessionType, options.maxTokens);
   const frame = { ts: options.now ?? new Date(), queryScore: decision.topScore, threshold: gate, sourceLabel: options.sourceLabel };
   const format = options.format ?? formatCompactBlock;
