@@ -85,10 +85,19 @@ const NAME_HEADING = /^[\p{Lu}][\p{L}'’-]*(?: [\p{Lu}][\p{L}'’-]*){0,2}$/u;
  * heading is a name (curated notes file each fact under `## Caroline`).
  */
 export function entityOf(text: string, headingPath: readonly string[]): string | undefined {
-  const speaker = speakerOf(text);
-  if (speaker) return speaker;
-  const heading = headingPath[headingPath.length - 1];
-  return heading && NAME_HEADING.test(heading) ? heading : undefined;
+  return speakerOf(text) ?? nameHeadingOf(headingPath);
+}
+
+// Chunks under the same headings share one heading-path array: each is tested once (hot path).
+const nameHeadings = new WeakMap<readonly string[], string | null>();
+function nameHeadingOf(headingPath: readonly string[]): string | undefined {
+  let name = nameHeadings.get(headingPath);
+  if (name === undefined) {
+    const heading = headingPath[headingPath.length - 1];
+    name = heading && NAME_HEADING.test(heading) ? heading : null;
+    nameHeadings.set(headingPath, name);
+  }
+  return name ?? undefined;
 }
 
 /**
