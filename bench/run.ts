@@ -75,13 +75,24 @@ async function main(): Promise<number> {
       markdown.push(outcome.markdown, "");
       results.locomo = { summary: outcome.summary, perQuestion: outcome.runs.flatMap((r) => r.questions), nonMemory: outcome.runs.flatMap((r) => r.nonMemory) };
       if (withLegacy) {
-        const legacy = await runLocomo(await loadBundle("legacy"), { smoke, configuredGate: defaultConfidenceGate(), log: (line) => log(`${line} (legacy index)`) });
+        const legacy = await runLocomo(await loadBundle("legacy"), { smoke, configuredGate: defaultConfidenceGate(), log: (line) => log(`${line} (legacy index)`), smallVault: false });
         if (!legacy.skipped) {
           markdown.push(renderIndexComparison(legacy.summary, outcome.summary), "");
           (results.locomo as Record<string, unknown>).legacyIndexSummary = legacy.summary;
         }
       }
     }
+    // The same questions on curated daily notes, the format most real vaults are in.
+    const notes = await runLocomo(bundle, { smoke, configuredGate: defaultConfidenceGate(), log, set: "notes", smallVault: false });
+    if (notes.skipped) {
+      log(`locomo notes: SKIPPED: ${notes.reason}`);
+      markdown.push(`### LoCoMo notes set: skipped`, "", notes.reason, "");
+      results.locomoNotes = { skipped: true, reason: notes.reason };
+    } else {
+      markdown.push(notes.markdown, "");
+      results.locomoNotes = { summary: notes.summary, perQuestion: notes.runs.flatMap((r) => r.questions), nonMemory: notes.runs.flatMap((r) => r.nonMemory) };
+    }
+    if (!outcome.skipped && !notes.skipped) markdown.push(renderBothSets(outcome.summary, notes.summary), "");
     sectionSeconds.locomo = (Date.now() - t) / 1000;
   }
   if (only.has("scale")) {
@@ -136,6 +147,34 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** The injected block against plain BM25 on both sets, per budget: every ratio and the weakest category. */
+function renderBothSets(dialog: LocomoSummary, notes: LocomoSummary): string {
+  const row = (name: string, s: LocomoSummary) => {
+    const all = s.bundle[0];
+    const base = s.baseline[0];
+    const budgets = Object.keys(all.inContext);
+    const weakest = budgets.map((b) => {
+      let worst = { group: "", ratio: Number.POSITIVE_INFINITY };
+      for (let i = 1; i < s.bundle.length; i++) {
+        const r = s.bundle[i].inContext[b] / Math.max(1e-9, s.baseline[i].inContext[b]);
+        if (r < worst.ratio) worst = { group: s.bundle[i].group.replace(/^\d+ /, ""), ratio: r };
+      }
+      return `×${worst.ratio.toFixed(2)} ${worst.group}`;
+    });
+    const nonMemory = s.nonMemory.find((r) => r.kind === "all")?.injectedRate ?? Number.NaN;
+    return [name, ...budgets.map((b) => `×${(all.inContext[b] / Math.max(1e-9, base.inContext[b])).toFixed(2)}`), ...weakest, (all.injectedRate * 100).toFixed(1), (nonMemory * 100).toFixed(1)];
+  };
+  const budgets = Object.keys(dialog.bundle[0]?.inContext ?? {});
+  return [
+    "#### LoCoMo, both sets: the injected block against plain BM25",
+    "",
+    markdownTable(
+      ["set", ...budgets.map((b) => `ctx@${b} ratio`), ...budgets.map((b) => `weakest category @${b}`), "memory questions injected %", "non-memory prompts injected %"],
+      [row("dialog", dialog), row("notes", notes)],
+    ),
+  ].join("\n");
 }
 
 /** LoCoMo's headline numbers for the index the bundle replaced and today's, same run. */

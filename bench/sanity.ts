@@ -7,20 +7,9 @@ import type { HooksResults } from "./hooks/run.ts";
 
 export function sanityProblems(results: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  const locomo = results.locomo as { skipped?: boolean; summary?: LocomoSummary } | undefined;
-  if (locomo?.summary) {
-    const s = locomo.summary;
-    const bundle = s.bundle[0];
-    const baseline = s.baseline[0];
-    if (s.questions === 0) problems.push("locomo: no questions evaluated");
-    if (s.chunks === 0) problems.push("locomo: the bundle indexed no chunks");
-    if (!(baseline.r5 >= 0.3 && baseline.r5 <= 0.85)) problems.push(`locomo: BM25 baseline R@5 ${baseline.r5.toFixed(3)} is outside 0.30..0.85 (loader or baseline broken)`);
-    if (!(bundle.r5 >= 0.25)) problems.push(`locomo: bundle R@5 ${bundle.r5.toFixed(3)} < 0.25 (retriever broken)`);
-    if (!(bundle.injectedRate > 0.2)) problems.push(`locomo: bundle injected for only ${(bundle.injectedRate * 100).toFixed(1)}% of questions (gate or pipeline broken)`);
-    if (!(bundle.inContext["1000"] > 0.1)) problems.push(`locomo: gold text reached the 1,000-token block for only ${(bundle.inContext["1000"] * 100).toFixed(1)}% (formatting broken)`);
-    const nonMemory = s.nonMemory.find((r) => r.kind === "all");
-    if (!nonMemory || nonMemory.runs === 0) problems.push("locomo: non-memory prompts were not run");
-    else if (nonMemory.injectedRate > 0.5) problems.push(`locomo: ${(nonMemory.injectedRate * 100).toFixed(1)}% of non-memory prompts injected (gate broken)`);
+  for (const [set, entry] of [["locomo", results.locomo], ["locomo notes", results.locomoNotes]] as const) {
+    const summary = (entry as { skipped?: boolean; summary?: LocomoSummary } | undefined)?.summary;
+    if (summary) problems.push(...locomoProblems(summary).map((problem) => problem.replace(/^locomo:/, `${set}:`)));
   }
   const scale = results.scale as { rows: ScaleRow[] } | undefined;
   for (const row of scale?.rows ?? []) {
@@ -42,5 +31,22 @@ export function sanityProblems(results: Record<string, unknown>): string[] {
   }
   const cache = results.cache as { problems: string[] } | undefined;
   if (cache) problems.push(...cache.problems);
+  return problems;
+}
+
+/** A LoCoMo set's run is broken (not merely worse) when one of these holds. */
+function locomoProblems(s: LocomoSummary): string[] {
+  const problems: string[] = [];
+  const bundle = s.bundle[0];
+  const baseline = s.baseline[0];
+  if (s.questions === 0) problems.push("locomo: no questions evaluated");
+  if (s.chunks === 0) problems.push("locomo: the bundle indexed no chunks");
+  if (!(baseline.r5 >= 0.3 && baseline.r5 <= 0.85)) problems.push(`locomo: BM25 baseline R@5 ${baseline.r5.toFixed(3)} is outside 0.30..0.85 (loader or baseline broken)`);
+  if (!(bundle.r5 >= 0.25)) problems.push(`locomo: bundle R@5 ${bundle.r5.toFixed(3)} < 0.25 (retriever broken)`);
+  if (!(bundle.injectedRate > 0.2)) problems.push(`locomo: bundle injected for only ${(bundle.injectedRate * 100).toFixed(1)}% of questions (gate or pipeline broken)`);
+  if (!(bundle.inContext["1000"] > 0.1)) problems.push(`locomo: gold text reached the 1,000-token block for only ${(bundle.inContext["1000"] * 100).toFixed(1)}% (formatting broken)`);
+  const nonMemory = s.nonMemory.find((r) => r.kind === "all");
+  if (!nonMemory || nonMemory.runs === 0) problems.push("locomo: non-memory prompts were not run");
+  else if (nonMemory.injectedRate > 0.5) problems.push(`locomo: ${(nonMemory.injectedRate * 100).toFixed(1)}% of non-memory prompts injected (gate broken)`);
   return problems;
 }

@@ -10,6 +10,16 @@ export function locomoDir(): string {
   return fromEnv ? path.resolve(fromEnv) : path.resolve(REPO_ROOT, "../shared/bench/locomo");
 }
 
+/**
+ * LoCoMo written as curated daily notes (the dataset's per-session fact lists): the same questions on
+ * the format most real vaults are in. `OPENCLAW_CONTEXT_LOCOMO_NOTES_DIR` overrides
+ * `../shared/bench/locomo-notes`.
+ */
+export function locomoNotesDir(): string {
+  const fromEnv = process.env.OPENCLAW_CONTEXT_LOCOMO_NOTES_DIR;
+  return fromEnv ? path.resolve(fromEnv) : path.resolve(REPO_ROOT, "../shared/bench/locomo-notes");
+}
+
 export function resultsDir(): string {
   return path.join(REPO_ROOT, "bench", "results");
 }

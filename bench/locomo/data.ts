@@ -1,5 +1,6 @@
 // Reads the LoCoMo memory folders (one file per session, one paragraph per turn, each turn tagged
-// with `<!-- Dn:m -->`) and their queries.jsonl.
+// with `<!-- Dn:m -->`) and their queries.jsonl. The notes set has the same layout, one paragraph
+// per fact, each tagged with the turn it was drawn from (several facts may cite the same turn).
 import fs from "node:fs";
 import path from "node:path";
 
@@ -23,12 +24,19 @@ export type Turn = {
 
 export type Query = { q: string; evidence: string[]; category: number };
 
+/**
+ * Conversations kept apart from tuning: ranking and gate changes are chosen on the other four and
+ * count only if they hold here too (the bench reports both parts of each set separately).
+ */
+export const HELD_OUT_CONVERSATIONS: ReadonlySet<string> = new Set(["conv-43", "conv-44", "conv-47"]);
+
 export type Conversation = {
   name: string;
   dir: string;
   files: { rel: string; content: string }[];
   turns: Turn[];
-  turnsById: Map<string, Turn>;
+  /** Every paragraph tagged with the id (one turn in the dialog set; one or more facts in the notes set). */
+  turnsById: Map<string, Turn[]>;
   queries: Query[];
 };
 
@@ -74,5 +82,16 @@ export function loadConversation(root: string, name: string): Conversation {
     .split("\n")
     .filter((line) => line.trim().length > 0)
     .map((line) => JSON.parse(line) as Query);
-  return { name, dir, files, turns, turnsById: new Map(turns.map((t) => [t.id, t])), queries };
+  const turnsById = new Map<string, Turn[]>();
+  for (const turn of turns) {
+    const list = turnsById.get(turn.id);
+    if (list) list.push(turn);
+    else turnsById.set(turn.id, [turn]);
+  }
+  return { name, dir, files, turns, turnsById, queries };
+}
+
+/** The paragraphs that carry a question's evidence: any of them reaching the block is a hit. */
+export function goldTurnsOf(conversation: Conversation, evidence: readonly string[]): Turn[] {
+  return evidence.flatMap((id) => conversation.turnsById.get(id) ?? []);
 }

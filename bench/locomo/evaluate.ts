@@ -8,7 +8,7 @@ import { estimateTokens } from "../../src/core/tokens.ts";
 import { firstRelevantRank, hitAtK, mean, median, reciprocalRankAt } from "../lib/metrics.ts";
 import type { IndexUnderTest, RetrieverUnderTest } from "../lib/retriever-under-test.ts";
 import { Bm25Baseline } from "./bm25-baseline.ts";
-import { CATEGORY_NAMES, turnIdsIn } from "./data.ts";
+import { CATEGORY_NAMES, HELD_OUT_CONVERSATIONS, goldTurnsOf, turnIdsIn } from "./data.ts";
 import type { Conversation, Turn } from "./data.ts";
 
 export const BUDGETS = [250, 500, 1000] as const;
@@ -98,7 +98,7 @@ export async function evaluateConversation(
     const queries = conversation.queries.filter((_, i) => i % stride === 0);
     for (const query of queries) {
       const gold = new Set(query.evidence);
-      const goldTurns = query.evidence.map((id) => conversation.turnsById.get(id)).filter((t): t is Turn => !!t);
+      const goldTurns = goldTurnsOf(conversation, query.evidence);
 
       const bundleStart = performance.now();
       const ranked = await index.rank(query.q, 10);
@@ -208,6 +208,8 @@ export type LocomoSummary = {
   gateSweep: { gate: string; questionsInjected: number; inContext1000: number; nonMemoryInjected: number }[];
   latency: { bundleMedianMs: number; baselineMedianMs: number; indexMedianMs: number };
   bundleInjectedTokensMedian: number;
+  /** The same headline for the conversations tuned on and for the held-out ones (data.ts). */
+  parts: { part: "tuning" | "held-out"; conversations: string[]; bundle: QualityRow; baseline: QualityRow }[];
 };
 
 export function summarise(runs: readonly ConversationRun[], configuredGate: number): LocomoSummary {
@@ -255,5 +257,12 @@ export function summarise(runs: readonly ConversationRun[], configuredGate: numb
       indexMedianMs: median(runs.map((run) => run.indexMs)),
     },
     bundleInjectedTokensMedian: injectedTokens.length ? median(injectedTokens) : 0,
+    parts: (["tuning", "held-out"] as const)
+      .map((part) => {
+        const chosen = runs.filter((run) => HELD_OUT_CONVERSATIONS.has(run.conversation) === (part === "held-out"));
+        const rows = chosen.flatMap((run) => run.questions);
+        return { part, conversations: chosen.map((run) => run.conversation), bundle: qualityRow(part, rows, "bundle"), baseline: qualityRow(part, rows, "baseline") };
+      })
+      .filter((entry) => entry.conversations.length > 0),
   };
 }

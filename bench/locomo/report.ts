@@ -36,14 +36,25 @@ export function layoutCosts(): string[][] {
   return rows;
 }
 
-export function renderLocomo(summary: LocomoSummary): string {
+/** The two LoCoMo sets: the conversations as dialog transcripts, and as curated daily notes. */
+export type LocomoSetName = "dialog" | "notes";
+const SET_TITLES: Record<LocomoSetName, string> = {
+  dialog: "LoCoMo retrieval quality, dialog set (one turn a paragraph, `Speaker: …`)",
+  notes: "LoCoMo retrieval quality, notes set (curated daily notes: `## Name` and one fact a bullet)",
+};
+
+export function renderLocomo(summary: LocomoSummary, set: LocomoSetName = "dialog"): string {
   const out: string[] = [];
   const bundleAll = summary.bundle[0];
   const baselineAll = summary.baseline[0];
   const variantAll = summary.bundleStory007[0];
-  out.push(`### LoCoMo retrieval quality (${summary.conversations.length} conversations, ${summary.questions} questions)`);
+  out.push(`### ${SET_TITLES[set]} (${summary.conversations.length} conversations, ${summary.questions} questions)`);
   out.push("");
-  out.push("Percentages. `ctx@N` = the gold turn's full text reached the block injected at a budget of N tokens (headline).");
+  out.push(
+    set === "dialog"
+      ? "Percentages. `ctx@N` = the gold turn's full text reached the block injected at a budget of N tokens (headline)."
+      : "Percentages. `ctx@N` = the full text of a fact drawn from a gold turn reached the block injected at a budget of N tokens (headline); same questions, same scoring as the dialog set.",
+  );
   out.push("");
   out.push(
     markdownTable(
@@ -70,21 +81,31 @@ export function renderLocomo(summary: LocomoSummary): string {
           ...BUDGETS.map((b) => ratio(variantAll.inContext[b], baselineAll.inContext[b])),
           "",
         ],
-        [
-          "README reference BM25 (10 conversations)",
-          pct(REFERENCE_BM25_ALL10.r1),
-          pct(REFERENCE_BM25_ALL10.r3),
-          pct(REFERENCE_BM25_ALL10.r5),
-          pct(REFERENCE_BM25_ALL10.mrr10),
-          "",
-          "",
-          "",
-          "",
-        ],
+        ...(set === "dialog"
+          ? [["README reference BM25 (10 conversations)", pct(REFERENCE_BM25_ALL10.r1), pct(REFERENCE_BM25_ALL10.r3), pct(REFERENCE_BM25_ALL10.r5), pct(REFERENCE_BM25_ALL10.mrr10), "", "", "", ""]]
+          : []),
       ],
     ),
   );
   out.push("");
+  if (summary.parts.length > 0) {
+    out.push("#### Tuning part and held-out part (ranking and gate were chosen on the tuning part only)");
+    out.push("");
+    out.push(
+      markdownTable(
+        ["part", "conversations", "questions", ...BUDGETS.map((b) => `ctx@${b} bundle / BM25`), ...BUDGETS.map((b) => `ratio @${b}`), "questions injected"],
+        summary.parts.map(({ part, conversations, bundle, baseline }) => [
+          part,
+          conversations.join(", "),
+          String(bundle.questions),
+          ...BUDGETS.map((b) => `${pct(bundle.inContext[b])} / ${pct(baseline.inContext[b])}`),
+          ...BUDGETS.map((b) => ratio(bundle.inContext[b], baseline.inContext[b])),
+          pct(bundle.injectedRate),
+        ]),
+      ),
+    );
+    out.push("");
+  }
   out.push("#### By category");
   out.push("");
   const categoryRows: string[][] = [];
@@ -113,6 +134,7 @@ export function renderLocomo(summary: LocomoSummary): string {
       `median index build per conversation ${summary.latency.indexMedianMs.toFixed(0)} ms; ${summary.chunks} bundle chunks in all; ` +
       `median injected block ${summary.bundleInjectedTokensMedian} tokens when injecting at the 1,000-token budget.`,
   );
+  if (set !== "dialog") return out.join("\n");
   out.push("");
   out.push("#### Injected layout: what each element costs (tokens; recall of each layout in the table above)");
   out.push("");

@@ -3,15 +3,26 @@ import type { RetrievedMemory } from "../memory/types.ts";
 // Story 007's confidence gate, on calibrated scores in [0, 1]:
 //   top ≥ high (0.75)          → inject every result that clears the gate
 //   gate ≤ top < high          → inject only if at least two results clear the gate
-//   top < gate (0.12) or none  → inject nothing
+//   top < gate (0.15) or none  → inject nothing
 // plus one rule for small vaults (`single`, default SINGLE_RESULT_MIN when the caller passes it):
 //   a lone result ≥ single     → inject it. A 20-line MEMORY.md holds one fact about the cat; that
 //                                fact is the whole answer, not a weak match (docs/retrieval.md, "Gate").
+// and one for questions about someone the memory knows:
+//   a result marked `named`    → inject: the query writes the name its entries are filed under.
+// Once a turn injects, what fills the block is decided by the budget, not the gate: every result
+// down to `fill` × the top score may fill it, best first (FILL_FLOOR_RATIO, docs/retrieval.md).
 
-export type GateTier = "high" | "multiple" | "single" | "single-below-high" | "below-gate" | "no-results";
+export type GateTier = "high" | "multiple" | "single" | "named" | "single-below-high" | "below-gate" | "no-results";
 
 /** A lone result at or above this injects (measured: docs/retrieval.md, "Gate sweep"). */
 export const SINGLE_RESULT_MIN = 0.35;
+
+/**
+ * Once a turn injects, the budget is filled with the next-best results down to this share of the
+ * top score, even below the gate: the gate decides *whether* to inject, the budget *how much*
+ * (measured: docs/retrieval.md, "Budget fill").
+ */
+export const FILL_FLOOR_RATIO = 0.05;
 
 export type GateDecision = {
   inject: boolean;
@@ -19,21 +30,32 @@ export type GateDecision = {
   topScore: number;
   gate: number;
   high: number;
-  /** Results at or above the gate, best first (empty when `inject` is false). */
+  /**
+   * What may fill the block, best first (empty when `inject` is false): results at or above the
+   * gate, and with `fill`, those down to `fill` × the top score.
+   */
   passing: RetrievedMemory[];
 };
 
-export function applyConfidenceGate(results: readonly RetrievedMemory[], thresholds: { gate: number; high: number; single?: number }): GateDecision {
-  const { gate, high, single } = thresholds;
+export function applyConfidenceGate(
+  results: readonly RetrievedMemory[],
+  thresholds: { gate: number; high: number; single?: number; fill?: number },
+): GateDecision {
+  const { gate, high, single, fill } = thresholds;
   const sorted = [...results].sort((a, b) => b.score - a.score);
   const topScore = sorted[0]?.score ?? 0;
   const passing = sorted.filter((result) => result.score >= gate);
-  const decide = (inject: boolean, tier: GateTier): GateDecision => ({ inject, tier, topScore, gate, high, passing: inject ? passing : [] });
+  const floor = fill === undefined ? gate : Math.min(gate, topScore * fill);
+  const filling = () => (floor < gate ? sorted.filter((result) => result.score >= floor && result.score > 0) : passing);
+  const decide = (inject: boolean, tier: GateTier): GateDecision => ({ inject, tier, topScore, gate, high, passing: inject ? filling() : [] });
   if (sorted.length === 0) return decide(false, "no-results");
   if (topScore >= high && passing.length > 0) return decide(true, "high");
   if (topScore >= gate) {
     if (passing.length >= 2) return decide(true, "multiple");
-    return single !== undefined && topScore >= Math.max(single, gate) ? decide(true, "single") : decide(false, "single-below-high");
+    if (single !== undefined && topScore >= Math.max(single, gate)) return decide(true, "single");
   }
-  return decide(false, "below-gate");
+  // The query writes the name of someone the memory files entries under (`## Caroline`, `Caroline: …`):
+  // a question about a known person is a memory question even when its other words miss.
+  if (sorted.some((result) => result.named)) return decide(true, "named");
+  return decide(false, topScore >= gate ? "single-below-high" : "below-gate");
 }

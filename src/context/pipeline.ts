@@ -3,7 +3,7 @@ import { budgetLimitsFor, buildBudgetedBlock } from "./budget.ts";
 import type { EthosContextConfig } from "./config.ts";
 import { formatCompactBlock, formatContextBlock } from "./format.ts";
 import type { ContextBlockFormatter } from "./format.ts";
-import { SINGLE_RESULT_MIN, applyConfidenceGate } from "./gate.ts";
+import { FILL_FLOOR_RATIO, SINGLE_RESULT_MIN, applyConfidenceGate } from "./gate.ts";
 import type { GateDecision } from "./gate.ts";
 import { extractQuery } from "./query.ts";
 import { skipReason } from "./skip.ts";
@@ -47,6 +47,8 @@ export type SelectOptions = {
   confidenceGate?: number;
   /** Token ceiling override (benchmarks sweep budgets); else config.maxTokensBySessionType. */
   maxTokens?: number;
+  /** Budget-fill floor as a share of the top score (benchmarks ablate it); else FILL_FLOOR_RATIO. */
+  fillFloor?: number;
   now?: Date;
   /** Layout of the block; the context assembler may supply its own. */
   format?: ContextBlockFormatter;
@@ -74,7 +76,7 @@ export function selectAndFormat(results: readonly RetrievedMemory[], options: Se
   const excluded = options.excludeIds;
   const candidates = excluded ? results.filter((memory) => !excluded.has(memory.id)) : [...results];
   const gate = options.confidenceGate ?? config.confidenceGate;
-  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence, single: SINGLE_RESULT_MIN });
+  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence, single: SINGLE_RESULT_MIN, fill: options.fillFloor ?? FILL_FLOOR_RATIO });
   const limits = budgetLimitsFor(config, options.sessionType, options.maxTokens);
   const frame = { ts: options.now ?? new Date(), queryScore: decision.topScore, threshold: gate, sourceLabel: options.sourceLabel };
   const format = options.format ?? formatCompactBlock;

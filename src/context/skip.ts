@@ -31,7 +31,11 @@ const TECHNICAL_WORDS = new RegExp(
 // Pasted logs: "ModuleNotFoundError: …", "fatal: …", "TS2345: …", "Segmentation fault", "E: Unable to …".
 const LOG_SHAPES =
   /\b[A-Z]\w*(Error|Exception)\b|\b\w+Warning\b|\b(Error|Exception):|^\s*(fatal|error|E|panic):|\bTS\d{3,5}\b|Segmentation fault|OOMKilled|Permission denied|[A-Z]{2,}_[A-Z_]{3,}|\bline \d+, in\b/m;
-const CODE_SHAPES = /[{};<>]=|=>|function\s*\(|\bclass\s+[A-Z]\w*|\w+\(\)|\bimport\s+[\w{]|\bconst\s+\w+\s*=/;
+// An operator in an inline code span (`==`, `&&`, `?.`) is code too.
+const CODE_SHAPES = /[{};<>]=|=>|function\s*\(|\bclass\s+[A-Z]\w*|\w+\(\)|\bimport\s+[\w{]|\bconst\s+\w+\s*=|`[^\w\s`]{1,4}`/;
+// A fenced block: the query leaves it out, but "what does this mean?" under a pasted stack trace
+// asks about the paste, not about memory.
+const FENCE = /(^|\n)[ \t]*(`{3,}|~{3,})/;
 const PERSONAL_OR_PROJECT = /\b(my|mine|we|our|ours|us|project|team|customer|product|repo|deployment)\b/i;
 
 // Greetings, thanks and pleasantries: a message made only of these words asks nothing of memory.
@@ -52,9 +56,18 @@ export function isSmallTalk(query: string): boolean {
   return analyzeText(query).every((term) => SMALL_TALK_TERMS.has(term));
 }
 
-export function isTechnicalPrompt(query: string): boolean {
-  const looksTechnical = TECHNICAL_WORDS.test(query) || CODE_SHAPES.test(query) || LOG_SHAPES.test(query);
-  return looksTechnical && !PERSONAL_OR_PROJECT.test(query);
+function looksTechnical(text: string): boolean {
+  return TECHNICAL_WORDS.test(text) || CODE_SHAPES.test(text) || LOG_SHAPES.test(text);
+}
+
+/**
+ * Technical vocabulary, code or a log, and no personal or project word in the query. `body`, when
+ * given, is the whole message: a fenced paste that looks technical counts even though the query
+ * leaves it out.
+ */
+export function isTechnicalPrompt(query: string, body?: string): boolean {
+  if (PERSONAL_OR_PROJECT.test(query)) return false;
+  return looksTechnical(query) || (body !== undefined && FENCE.test(body) && looksTechnical(body));
 }
 
 /** Why this message gets no memory search, or undefined when it should search. `raw` is the unmodified body. */
@@ -66,6 +79,6 @@ export function skipReason(raw: unknown, query: string, options: SkipOptions): S
   if (PING.test(body)) return "ping";
   if (query.length < options.minQueryChars) return "too-short";
   if (isSmallTalk(query)) return "small-talk";
-  if (options.skipTechnicalPrompts && isTechnicalPrompt(query)) return "technical";
+  if (options.skipTechnicalPrompts && isTechnicalPrompt(query, body)) return "technical";
   return undefined;
 }

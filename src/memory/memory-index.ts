@@ -282,7 +282,9 @@ export class MemoryIndex {
         const slot = Number(result.id);
         const chunk = this.store.chunk(slot);
         const bm25 = bm25Of.get(slot) ?? 0;
-        return { memory: toMemory(this.store.chunkId(slot), chunk, result.score, bm25), relevance: result.relevance, bm25, position: chunk.position, chunksInFile: chunk.chunksInFile, slot };
+        const memory = toMemory(this.store.chunkId(slot), chunk, result.score, bm25);
+        if (result.named) memory.named = true;
+        return { memory, relevance: result.relevance, bm25, position: chunk.position, chunksInFile: chunk.chunksInFile, slot };
       });
   }
 

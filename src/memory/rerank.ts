@@ -64,13 +64,61 @@ export type RerankWeights = {
 
 export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { speaker: 0.25, date: 0.3, answer: 0.9, prf: 0.15, prfDocs: 5, prfTerms: 8 };
 
-export type Reranked = RerankCandidate & { score: number };
+export type Reranked = RerankCandidate & {
+  score: number;
+  /** The entry is about someone the query names (speaker label or name heading, capitalised in the query). */
+  named?: true;
+};
 
 // `Caroline: …`, `**Jeff:** …`, `- Mel: …`: a short capitalised label opening the entry.
 const SPEAKER = /^\s*(?:[-*+]\s+)?\**([\p{Lu}][\p{L}'’-]*(?: [\p{Lu}][\p{L}'’-]*){0,2})\**:\**\s/u;
 
 export function speakerOf(text: string): string | undefined {
   return SPEAKER.exec(text)?.[1];
+}
+
+// `## Caroline`, `### Project Atlas`: a heading that is only a name (one to three capitalised words).
+const NAME_HEADING = /^[\p{Lu}][\p{L}'’-]*(?: [\p{Lu}][\p{L}'’-]*){0,2}$/u;
+
+/**
+ * Whom an entry is about: the speaker of a `Name: …` entry, else the innermost heading when that
+ * heading is a name (curated notes file each fact under `## Caroline`).
+ */
+export function entityOf(text: string, headingPath: readonly string[]): string | undefined {
+  return speakerOf(text) ?? nameHeadingOf(headingPath);
+}
+
+// Chunks under the same headings share one heading-path array: each is tested once (hot path).
+const nameHeadings = new WeakMap<readonly string[], string | null>();
+function nameHeadingOf(headingPath: readonly string[]): string | undefined {
+  let name = nameHeadings.get(headingPath);
+  if (name === undefined) {
+    const heading = headingPath[headingPath.length - 1];
+    name = heading && NAME_HEADING.test(heading) ? heading : null;
+    nameHeadings.set(headingPath, name);
+  }
+  return name ?? undefined;
+}
+
+/**
+ * Does the query write the name as a name: capitalised, a whole word, and not as the query's first
+ * word (any word is capitalised there)? "may" is not "May", "Notes on Python" does not name `## Notes`.
+ */
+export function queryWritesName(query: string, name: string): boolean {
+  const opening = query.search(/[\p{L}\p{N}]/u);
+  let from = 0;
+  for (;;) {
+    const at = query.indexOf(name, from);
+    if (at < 0) return false;
+    if (at === opening) {
+      from = at + 1;
+      continue;
+    }
+    const before = at > 0 ? query[at - 1] : " ";
+    const after = query[at + name.length] ?? " ";
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+    from = at + 1;
+  }
 }
 
 const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
@@ -146,11 +194,15 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
   if (candidates.length === 0) return [];
   const queryTerms = new Set(context.queryTerms);
 
-  // Speaker: only when the query names someone who speaks in the candidates.
-  const speakers = weights.speaker > 0 ? candidates.map((candidate) => speakerOf(candidate.text)) : [];
+  // Speaker (or name heading): only when the query names someone the candidates are about.
+  const speakers = candidates.map((candidate) => entityOf(candidate.text, candidate.headingPath));
   const namedSpeakers = new Set<string>();
+  const writtenNames = new Set<string>();
   for (const speaker of new Set(speakers)) {
-    if (speaker && speakerTerms(speaker).some((t) => queryTerms.has(t))) namedSpeakers.add(speaker);
+    if (speaker && speakerTerms(speaker).some((t) => queryTerms.has(t))) {
+      namedSpeakers.add(speaker);
+      if (queryWritesName(context.query, speaker)) writtenNames.add(speaker);
+    }
   }
 
   const period = weights.date > 0 ? queryPeriod(context.query) : undefined;
@@ -159,25 +211,29 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
   // The pool grows by the replies the answer signal brings in; `scores` runs parallel to it.
   const pool: RerankCandidate[] = [];
   const scores: number[] = [];
+  const named: boolean[] = [];
   const at = new Map<string, number>();
   candidates.forEach((candidate, i) => {
     let factor = 1;
-    if (namedSpeakers.size > 0) {
+    if (namedSpeakers.size > 0 && weights.speaker > 0) {
       const speaker = speakers[i];
       if (speaker && namedSpeakers.has(speaker)) factor *= 1 + weights.speaker;
     }
     if (period && dateMatches(candidate.date, period)) factor *= 1 + weights.date;
     if (prf && candidate.terms) factor *= 1 + weights.prf * overlap(candidate.terms, prf);
     const score = clamp(candidate.relevance * factor);
+    const isNamed = speakers[i] !== undefined && writtenNames.has(speakers[i] as string);
     const known = at.get(candidate.id);
     if (known !== undefined) {
       pool[known] = candidate; // the same id twice: the later one counts, in the first one's place
       scores[known] = score;
+      named[known] = isNamed;
       return;
     }
     at.set(candidate.id, pool.length);
     pool.push(candidate);
     scores.push(score);
+    named.push(isNamed);
   });
 
   // The reply to a matching question carries the answer the question only asks about.
@@ -195,13 +251,15 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
         at.set(reply.id, pool.length);
         pool.push(reply);
         scores.push(clamp(lent));
+        const replier = entityOf(reply.text, reply.headingPath);
+        named.push(replier !== undefined && writtenNames.has(replier));
       }
     }
   }
 
   const compareIds = context.compareIds ?? ((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0));
   const order = pool.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || pool[b].rawScore - pool[a].rawScore || compareIds(pool[a].id, pool[b].id));
-  return order.slice(0, Math.min(order.length, limit)).map((i) => ({ ...pool[i], score: scores[i] }));
+  return order.slice(0, Math.min(order.length, limit)).map((i) => (named[i] ? { ...pool[i], score: scores[i], named: true as const } : { ...pool[i], score: scores[i] }));
 }
 
 /** Top terms of the best hits that the query does not already hold, weighted by idf × frequency. */

@@ -17,6 +17,11 @@ export type RetrievedMemory = {
   headingPath: string[];
   source: "embedded" | "ethos";
   confidence?: number;
+  /**
+   * The memory is about someone the query names: its speaker label or its name heading
+   * (`## Caroline`) is written in the query. The gate lets such a turn inject below the threshold.
+   */
+  named?: true;
 };
 
 export type Retriever = {

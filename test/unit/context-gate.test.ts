@@ -42,4 +42,24 @@ describe("story 007 confidence gate", () => {
     // `single` never lets anything under the gate through.
     expect(applyConfidenceGate([m("a", 0.2)], { gate: 0.3, high: 0.75, single: 0.1 })).toMatchObject({ inject: false, tier: "below-gate" });
   });
+
+  it("named: a result about someone the query names opens the gate below the threshold", () => {
+    const named = { ...m("a", 0.05), named: true as const };
+    expect(applyConfidenceGate([named, m("b", 0.04)], t)).toMatchObject({ inject: true, tier: "named" });
+    // The same scores without the mark stay out.
+    expect(applyConfidenceGate([m("a", 0.05), m("b", 0.04)], t)).toMatchObject({ inject: false, tier: "below-gate" });
+    // A lone weak result is injected only when it is about the named person.
+    expect(applyConfidenceGate([{ ...m("a", 0.3), named: true as const }], { ...t, single: 0.35 })).toMatchObject({ inject: true, tier: "named" });
+  });
+
+  it("fill: once a turn injects, results below the gate fill the block down to a share of the top score", () => {
+    const results = [m("a", 0.8), m("b", 0.3), m("c", 0.1), m("d", 0.03)];
+    expect(applyConfidenceGate(results, t).passing.map((r) => r.id)).toEqual(["a", "b"]);
+    expect(applyConfidenceGate(results, { ...t, fill: 0.1 }).passing.map((r) => r.id)).toEqual(["a", "b", "c"]);
+    expect(applyConfidenceGate(results, { ...t, fill: 0 }).passing.map((r) => r.id)).toEqual(["a", "b", "c", "d"]);
+    // The fill never decides whether to inject: below the gate nothing is filled.
+    expect(applyConfidenceGate([m("a", 0.1), m("b", 0.09)], { ...t, fill: 0 })).toMatchObject({ inject: false, passing: [] });
+    // A floor above the gate never cuts what cleared the gate.
+    expect(applyConfidenceGate(results, { ...t, fill: 0.9 }).passing.map((r) => r.id)).toEqual(["a", "b"]);
+  });
 });

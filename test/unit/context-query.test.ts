@@ -82,4 +82,15 @@ describe("skip rules", () => {
   it("lets ordinary personal questions through", () => {
     expect(reason("What's my sailboat called and where is it moored?")).toBeUndefined();
   });
+
+  it("technical: a pasted fenced log counts though the query leaves it out; an operator in backticks is code", () => {
+    expect(reason("```\nError: ENOENT: no such file or directory, open '/tmp/x.json'\n```\nwhat does this mean?")).toBe("technical");
+    // The same question under a fenced shopping list is not technical.
+    expect(reason("```\neggs, milk, bread\n```\nwhat does this list mean?")).toBeUndefined();
+    // A personal word in the question keeps the search: it may be about the operator's own setup.
+    expect(reason("```\nError: ENOENT: no such file\n```\nwhat did we decide about this last time?")).toBeUndefined();
+    expect(reason("What's the difference between `==` and `===`?")).toBe("technical");
+    expect(reason("What's the difference between the `staging` and `prod` boxes?")).toBeUndefined();
+  });
 });
+

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_RERANK_WEIGHTS, dateMatches, queryPeriod, rerank, speakerOf } from "../../src/memory/rerank.ts";
+import { DEFAULT_RERANK_WEIGHTS, dateMatches, entityOf, queryPeriod, queryWritesName, rerank, speakerOf } from "../../src/memory/rerank.ts";
 import type { CandidateTerms, RerankCandidate, RerankWeights } from "../../src/memory/rerank.ts";
 import { buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import { workspaceMemorySources } from "../../src/memory/sources.ts";
@@ -96,3 +96,39 @@ describe("through the index", () => {
     }
   });
 });
+
+describe("name headings (curated notes: `## Caroline` / `- fact`)", () => {
+  it("an entry is about its speaker, else about a heading that is only a name", () => {
+    expect(entityOf("Caroline: I went to a support group.", ["2023-05-08"])).toBe("Caroline");
+    expect(entityOf("- Went to a support group.", ["2023-05-08", "Caroline"])).toBe("Caroline");
+    expect(entityOf("- Went to a support group.", ["2023-05-08", "Things to do this week"])).toBeUndefined();
+    expect(entityOf("- Went to a support group.", ["2023-05-08"])).toBeUndefined();
+  });
+
+  it("a query writes a name when it is capitalised, a whole word, and not the query's first word", () => {
+    expect(queryWritesName("When did Caroline go?", "Caroline")).toBe(true);
+    expect(queryWritesName("What is Caroline's job?", "Caroline")).toBe(true);
+    expect(queryWritesName("when did caroline go?", "Caroline")).toBe(false);
+    expect(queryWritesName("Is Carolines here?", "Caroline")).toBe(false);
+    expect(queryWritesName("Notes on the Python GIL", "Notes")).toBe(false);
+    expect(queryWritesName("Notes from Notes", "Notes")).toBe(true);
+  });
+
+  it("the named person's facts rise above facts filed under someone else, and are marked named", () => {
+    const pool = [
+      c("about-caroline", "- Caroline told Melanie about the painting class.", 0.6, { headingPath: ["2023-05-08", "Caroline"] }),
+      c("about-melanie", "- Painted a lake at sunrise.", 0.55, { headingPath: ["2023-05-08", "Melanie"] }),
+    ];
+    const query = ctx("What did Melanie paint?", ["melani", "paint"]);
+    expect(order(rerank(pool, query, OFF))).toEqual(["about-caroline", "about-melanie"]);
+    const ranked = rerank(pool, query, { ...OFF, speaker: DEFAULT_RERANK_WEIGHTS.speaker });
+    expect(order(ranked)).toEqual(["about-melanie", "about-caroline"]);
+    expect(ranked.find((r) => r.id === "about-melanie")?.named).toBe(true);
+    expect(ranked.find((r) => r.id === "about-caroline")?.named).toBeUndefined();
+    // Lowercase in the query: still ranked as the person's, but not marked (the gate's mark needs a written name).
+    const lower = rerank(pool, ctx("what did melanie paint?", ["melani", "paint"]), { ...OFF, speaker: DEFAULT_RERANK_WEIGHTS.speaker });
+    expect(order(lower)).toEqual(["about-melanie", "about-caroline"]);
+    expect(lower.some((r) => r.named)).toBe(false);
+  });
+});
+
