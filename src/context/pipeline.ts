@@ -71,12 +71,20 @@ export type Selection = {
 };
 
 /** Step 3 (synchronous): de-duplicate, gate, budget, neutralise and format. */
+/**
+ * The budget fill was measured on the embedded index's calibrated scores only (docs/retrieval.md,
+ * "Budget fill"); an Ethos server's cosine similarities keep the absolute gate.
+ */
+function fillFloorFor(config: EthosContextConfig): number | undefined {
+  return config.backend === "embedded" ? FILL_FLOOR_RATIO : undefined;
+}
+
 export function selectAndFormat(results: readonly RetrievedMemory[], options: SelectOptions): Selection {
   const { config } = options;
   const excluded = options.excludeIds;
   const candidates = excluded ? results.filter((memory) => !excluded.has(memory.id)) : [...results];
   const gate = options.confidenceGate ?? config.confidenceGate;
-  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence, single: SINGLE_RESULT_MIN, fill: options.fillFloor ?? FILL_FLOOR_RATIO });
+  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence, single: SINGLE_RESULT_MIN, fill: options.fillFloor ?? fillFloorFor(config) });
   const limits = budgetLimitsFor(config, options.sessionType, options.maxTokens);
   const frame = { ts: options.now ?? new Date(), queryScore: decision.topScore, threshold: gate, sourceLabel: options.sourceLabel };
   const format = options.format ?? formatCompactBlock;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { defaultEthosContextConfig } from "../../src/context/config.ts";
 import { applyConfidenceGate } from "../../src/context/gate.ts";
+import { selectAndFormat } from "../../src/context/pipeline.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 
 const m = (id: string, score: number): RetrievedMemory => ({ id, text: id, score, headingPath: [], source: "embedded" });
@@ -61,5 +63,16 @@ describe("story 007 confidence gate", () => {
     expect(applyConfidenceGate([m("a", 0.1), m("b", 0.09)], { ...t, fill: 0 })).toMatchObject({ inject: false, passing: [] });
     // A floor above the gate never cuts what cleared the gate.
     expect(applyConfidenceGate(results, { ...t, fill: 0.9 }).passing.map((r) => r.id)).toEqual(["a", "b"]);
+  });
+});
+
+describe("budget fill per backend", () => {
+  const results = [m("a", 0.8), m("b", 0.5), m("c", 0.1)];
+  const select = (backend: "embedded" | "ethos") =>
+    selectAndFormat(results, { config: { ...defaultEthosContextConfig(), backend }, sessionType: "MAIN_SESSION", sourceLabel: "test" });
+
+  it("the embedded index fills past the gate; an Ethos server's similarities keep the gate as the floor", () => {
+    expect(select("embedded").decision.passing.map((r) => r.id)).toEqual(["a", "b", "c"]);
+    expect(select("ethos").decision.passing.map((r) => r.id)).toEqual(["a", "b"]);
   });
 });
