@@ -224,3 +224,16 @@ export function createRuntimeCarrierEngine(deps: RuntimeCarrierEngineDeps) {
 }
 
 export type RuntimeCarrierEngine = ReturnType<typeof createRuntimeCarrierEngine>;
+
+/**
+ * Which delivery openclaw.json gives the memory block (for status and explain, read offline): the
+ * companion plugin's carrier or prependContext, or the ethos-context hook's record when the plugin
+ * is not configured (2026.3.13, or not installed).
+ */
+export function memoryDeliveryFromConfig(cfg: OpenClawConfig | undefined, pluginId: string): string {
+  const plugins = isObject(cfg?.plugins) ? cfg.plugins : undefined;
+  const entries = isObject(plugins?.entries) ? plugins.entries : undefined;
+  const entry = isObject(entries?.[pluginId]) ? (entries[pluginId] as Record<string, unknown>) : undefined;
+  if (!entry || entry.enabled === false || plugins?.enabled === false) return "ethos-context hook: a record in Project Context (the companion plugin is not configured)";
+  return `companion plugin: ${describeDelivery(engineSelection(cfg, pluginId), pluginId)}`;
+}

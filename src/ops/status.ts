@@ -10,6 +10,8 @@ import { defaultIndexCacheDir } from "../memory/sources.ts";
 import { openClawStateDir } from "../openclaw/config-file.ts";
 import { isObject } from "../openclaw/events.ts";
 import { resolveHookConfig } from "../openclaw/hook-config.ts";
+import { PLUGIN_ID } from "../context/plugin-turn.ts";
+import { memoryDeliveryFromConfig } from "../context/runtime-carrier.ts";
 import type { OpenClawConfig } from "../openclaw/events.ts";
 import { HOOK_NAMES, PACK_ID, hookEligibility, installRecordPath, workspaceHookDir } from "./install.ts";
 import type { HookEligibility, InstallRecord } from "./install.ts";
@@ -35,6 +37,8 @@ export type StatusReport = {
   configLogged: (ConfigIssue & { time?: string })[];
   decisions: Record<string, { time?: string; hook?: string; summary: string }[]>;
   index: { dir: string; files: IndexFileStatus[] };
+  /** Which channel carries the memory block, per openclaw.json (docs/plugin.md, "Delivery rule"). */
+  memoryDelivery: string;
 };
 
 const MAX_LOG_TAIL_BYTES = 4 * 1024 * 1024;
@@ -225,6 +229,7 @@ export async function collectStatus(params: { configPath: string; workspace: str
     configLogged: lastLoggedConfigIssues(records),
     decisions: recentDecisions(records, params.decisionsPerType ?? 3),
     index: indexStatus(defaultIndexCacheDir(env)),
+    memoryDelivery: memoryDeliveryFromConfig(cfg as OpenClawConfig | undefined, PLUGIN_ID),
   };
 }
 
@@ -253,6 +258,7 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
     const seen = hook.eligibility ? (hook.eligibility.found ? (hook.eligibility.eligible ? `; the gateway lists it as eligible (${hook.eligibility.source})` : `; the gateway lists it as NOT eligible: ${hook.eligibility.blockedReason}`) : "; the gateway does not list it") : "";
     out.push(`  ${hook.name}: ${hook.enabled ? "enabled" : "disabled"} (${hook.why})${seen}`);
   }
+  out.push(`  memory delivery: ${report.memoryDelivery}`);
   out.push("", "Config (openclaw.json as it is now)");
   for (const [hook, issues] of Object.entries(report.configNow)) {
     out.push(issues.length === 0 ? `  ${hook}: ok` : `  ${hook}: ${issues.length} key(s) ignored, the other settings apply:`);
