@@ -19,9 +19,6 @@ import type { OpenClawConfig } from "../openclaw/events.ts";
 // `systemPromptAddition`, built by the host's own helper.
 
 export const RUNTIME_CONTEXT_CUSTOM_TYPE = "openclaw.runtime-context";
-/** OpenClaw's delimiters around runtime context (the same text its own carrier uses). */
-export const INTERNAL_CONTEXT_BEGIN = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
-export const INTERNAL_CONTEXT_END = "<<<END_OPENCLAW_INTERNAL_CONTEXT>>>";
 
 export type MemoryDelivery = "runtime-carrier" | "prepend-context";
 
@@ -37,13 +34,16 @@ export type CarrierMessage = {
   timestamp: number;
 };
 
-/** The block as a runtime-context carrier; delimiter look-alikes in the block are escaped like OpenClaw does. */
+/**
+ * The block as a runtime-context carrier. The content is the block itself: OpenClaw escapes
+ * `<<<BEGIN/END_OPENCLAW_INTERNAL_CONTEXT>>>` in a plugin's carrier anyway (observed), so the
+ * delimiters would reach the model as escaped noise.
+ */
 export function carrierMessage(block: string, timestamp: number): CarrierMessage {
-  const safe = block.replaceAll(INTERNAL_CONTEXT_BEGIN, "[[OPENCLAW_INTERNAL_CONTEXT_BEGIN]]").replaceAll(INTERNAL_CONTEXT_END, "[[OPENCLAW_INTERNAL_CONTEXT_END]]");
   return {
     role: "custom",
     customType: RUNTIME_CONTEXT_CUSTOM_TYPE,
-    content: [INTERNAL_CONTEXT_BEGIN, safe, INTERNAL_CONTEXT_END].join("\n"),
+    content: block,
     display: false,
     details: { source: "openclaw-context", runtimeContextCarrier: true },
     timestamp,
