@@ -209,6 +209,7 @@ export function createRuntimeCarrierEngine(deps: RuntimeCarrierEngineDeps) {
       return result;
     },
     async compact(params: Record<string, unknown>) {
+      deps.log.info({ sessionKey: text(params.sessionKey), force: params.force === true }, "compaction handed to OpenClaw");
       return await deps.delegateCompaction(params);
     },
     async commitTurn(params: { advancementKey?: unknown }): Promise<{ status: "committed" | "duplicate" }> {
