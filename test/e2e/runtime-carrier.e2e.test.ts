@@ -47,6 +47,9 @@ describe("memory as a runtime-context carrier on OpenClaw 2026.9.6 (the plugin's
       installPlugin: true,
       installProbe: false,
       modelApi: "anthropic-messages",
+      // OpenClaw's compaction safeguard rejects a summary that drops opaque identifiers (the random
+      // suffixes of these messages); the mock model cannot write one that keeps them.
+      config: { agents: { defaults: { compaction: { identifierPolicy: "off" } } } },
     });
   }, 600_000);
   afterAll(async () => {
