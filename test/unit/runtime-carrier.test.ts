@@ -12,6 +12,7 @@ import {
   engineSelection,
   hostBuildsMemorySection,
   keepsCarriersInHistory,
+  memoryDeliveryFromConfig,
   memoryDeliveryFor,
   RUNTIME_CONTEXT_CUSTOM_TYPE,
 } from "../../src/context/runtime-carrier.ts";
@@ -93,6 +94,14 @@ describe("delivery rule", () => {
     expect(revertPluginConfig(fresh, undefined)).toBe(true);
     expect(fresh).toEqual({ plugins: { slots: {} } });
     expect(revertPluginConfig(theirs, undefined)).toBe(false);
+  });
+
+  it("status: the delivery a config gives (plugin absent or disabled: the hook's record)", () => {
+    const entry = { entries: { [PLUGIN_ID]: { hooks: { allowConversationAccess: true } } } };
+    expect(memoryDeliveryFromConfig({ plugins: { ...entry, slots: { contextEngine: PLUGIN_ID } } }, PLUGIN_ID)).toMatch(/^companion plugin: runtime-context carrier/);
+    expect(memoryDeliveryFromConfig({ plugins: entry }, PLUGIN_ID)).toMatch(/^companion plugin: prependContext \(plugins.slots.contextEngine is not/);
+    expect(memoryDeliveryFromConfig({ plugins: { entries: { [PLUGIN_ID]: { enabled: false } } } }, PLUGIN_ID)).toMatch(/^ethos-context hook: a record in Project Context/);
+    expect(memoryDeliveryFromConfig({}, PLUGIN_ID)).toMatch(/^ethos-context hook/);
   });
 
   it("the memory section comes back only where the host builds it (not for subagent or cron keys)", () => {
