@@ -45,7 +45,10 @@ const identicalCount = (rows: ArmResult["rows"]) => `${rows.slice(1).filter((row
 /** Lines of the system prompt, split into OpenClaw's "## Memory Recall" section and the rest (blank lines dropped). */
 function memorySectionSplit(system: string): { section: string[]; rest: string[] } {
   // Each arm runs in its own throwaway root; its path is the one intended difference between arms.
-  const lines = system.replace(/openclaw-e2e-\d+\.\d+\.\d+-[A-Za-z0-9]+/g, "<gateway root>").split("\n");
+  const lines = system
+    .replace(/openclaw-e2e-\d+\.\d+\.\d+-[A-Za-z0-9]+/g, "<gateway root>")
+    .replace(/sessionId=[0-9a-f-]+/g, "sessionId=<id>")
+    .split("\n");
   const start = lines.findIndex((line) => line === "## Memory Recall");
   if (start < 0) return { section: [], rest: lines.filter(Boolean) };
   let end = start + 1;
@@ -101,7 +104,7 @@ describe("prompt cache on OpenClaw 2026.9.6 (Anthropic messages API)", () => {
     expect(rows.slice(1).filter((row) => !row.systemIdentical).map((row) => row.turn)).toEqual([]);
   });
 
-  it("plugin path: the system prompt is the host's own (aci-bootstrap only, OpenClaw's engine; gateway root paths aside) except where its memory section sits", () => {
+  it("plugin path: the system prompt is the host's own (aci-bootstrap only, OpenClaw's engine; gateway root path and session id aside) except where its memory section sits", () => {
     plugin();
     // With a non-default engine OpenClaw leaves its memory section out; the engine hands it back
     // (systemPromptAddition), which OpenClaw places right after the cache boundary.

@@ -24,9 +24,10 @@ const textOf = (message: Message) => messageText(message.content);
 
 /** chat.send, wait for the model request, then for the run to end (the next turn starts on a complete transcript). */
 async function turn(gateway: Gateway, sessionKey: string, text: string) {
-  const result = await gateway.chatSend(sessionKey, text, 120_000);
+  // Generous bounds: a cold gateway on a loaded 2-core machine can take minutes for its first turn.
+  const result = await gateway.chatSend(sessionKey, text, 600_000);
   const runId = (result.cliJson as { runId?: unknown } | undefined)?.runId;
-  if (typeof runId === "string") await gateway.cli(["gateway", "call", "agent.wait", "--params", JSON.stringify({ runId, timeoutMs: 120_000 }), "--json", "--timeout", "125000"], 135_000);
+  if (typeof runId === "string") await gateway.cli(["gateway", "call", "agent.wait", "--params", JSON.stringify({ runId, timeoutMs: 600_000 }), "--json", "--timeout", "605000"], 620_000);
   return result;
 }
 
@@ -47,9 +48,6 @@ describe("memory as a runtime-context carrier on OpenClaw 2026.9.6 (the plugin's
       installPlugin: true,
       installProbe: false,
       modelApi: "anthropic-messages",
-      // OpenClaw's compaction safeguard rejects a summary that drops opaque identifiers (the random
-      // suffixes of these messages); the mock model cannot write one that keeps them.
-      config: { agents: { defaults: { compaction: { identifierPolicy: "off" } } } },
     });
   }, 600_000);
   afterAll(async () => {
@@ -60,7 +58,7 @@ describe("memory as a runtime-context carrier on OpenClaw 2026.9.6 (the plugin's
     expect(gateway.logs()).toContain(`[${PLUGIN_ID}] memory delivery: runtime-context carrier through context engine ${PLUGIN_ID}`);
   });
 
-  it("a memory turn: the block is its own user message after this turn's message, with no breakpoint on it; the system prompt holds no memory", { timeout: 300_000 }, async () => {
+  it("a memory turn: the block is its own user message after this turn's message, with no breakpoint on it; the system prompt holds no memory", { timeout: 900_000 }, async () => {
     const text = `What is my sailboat named, and where is it moored? ${hex()}`;
     const { request, systemPrompt } = await turn(gateway, MAIN, text);
     const messages = messagesOf(request);
@@ -77,7 +75,7 @@ describe("memory as a runtime-context carrier on OpenClaw 2026.9.6 (the plugin's
     expect(systemPrompt).not.toContain("Halcyon Drift");
   });
 
-  it("the next request replays that turn without the block (entry readable), and nothing of it is in chat.history", { timeout: 300_000 }, async () => {
+  it("the next request replays that turn without the block (entry readable), and nothing of it is in chat.history", { timeout: 900_000 }, async () => {
     const memoryText = `Where is my sailboat moored, and what is it called? ${hex()}`;
     const first = await turn(gateway, MAIN, memoryText);
     const second = await turn(gateway, MAIN, `Thanks, that is all for now, have a nice evening! ${hex()}`);
@@ -97,27 +95,47 @@ describe("memory as a runtime-context carrier on OpenClaw 2026.9.6 (the plugin's
     expect(history).not.toContain("Relevant memories (");
   });
 
-  it("a subagent run gets no memory (session-key rule: the engine sees no trigger)", { timeout: 300_000 }, async () => {
+  it("a subagent run gets no memory (session-key rule: the engine sees no trigger)", { timeout: 900_000 }, async () => {
     const { request, systemPrompt } = await turn(gateway, `agent:main:subagent:${crypto.randomUUID()}`, `Where is my sailboat moored, and what is it named? ${hex()}`);
     expect(systemPrompt + gateway.model.userTextOf(request)).not.toContain("Halcyon Drift");
   });
 
-  it("a cron run gets no memory", { timeout: 300_000 }, async () => {
+  it("a cron run gets no memory", { timeout: 900_000 }, async () => {
     const run = await gateway.cronTurn(`Cron check: where is my sailboat moored? ${hex()}`);
     expect(run.systemPrompt + gateway.model.userTextOf(run.request)).not.toContain("Halcyon Drift");
   });
 
-  it("a heartbeat run in the main session gets no memory", { timeout: 300_000 }, async () => {
+  it("a heartbeat run in the main session gets no memory", { timeout: 900_000 }, async () => {
     const run = await gateway.heartbeatTurn(`Heartbeat: where is my sailboat moored? ${hex()}`);
     expect(run.systemPrompt + gateway.model.userTextOf(run.request)).not.toContain("Halcyon Drift");
   });
+});
 
-  it("a compaction mid-session goes through the engine to OpenClaw's own compaction; the session continues with memory", { timeout: 600_000 }, async () => {
+describe("compaction through the plugin's context engine (2026.9.6)", () => {
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    // A fresh session with plain messages: OpenClaw's compaction safeguard audits the summary
+    // (sections, identifiers, the latest ask), and the mock model's reply passes it only for a short,
+    // plain history (a longer one with random ids was refused: "failed quality checks").
+    gateway = await startGateway({
+      version: "2026.9.6",
+      hooks: { "ethos-context": { enabled: true, dedupeExpiryTurns: 1 }, "aci-bootstrap": { enabled: true } },
+      installPlugin: true,
+      installProbe: false,
+      modelApi: "anthropic-messages",
+    });
+  }, 600_000);
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it("a compaction mid-session goes through the engine to OpenClaw's own compaction; the session continues with memory", { timeout: 1_800_000 }, async () => {
     let lastBefore!: RecordedRequest;
-    for (const text of ["How do I reverse a linked list in TypeScript?", "And how would I test that with vitest?", "Thanks, that helps a lot!"]) lastBefore = (await turn(gateway, MAIN, `${text} ${hex()}`)).request;
+    for (const text of ["What is my sailboat named?", "How do I reverse a linked list in TypeScript?", "Thanks, that helps!"]) lastBefore = (await turn(gateway, MAIN, text)).request;
     // The sessions.compact RPC (what `openclaw sessions compact` wraps), with an explicit RPC budget:
     // OpenClaw summarises with the model, which a loaded machine makes slow.
-    const out = await gateway.cli(["gateway", "call", "sessions.compact", "--params", JSON.stringify({ key: MAIN }), "--json", "--timeout", "300000"], 330_000);
+    const out = await gateway.cli(["gateway", "call", "sessions.compact", "--params", JSON.stringify({ key: MAIN }), "--json", "--timeout", "900000"], 930_000);
     const result = JSON.parse(out.slice(out.indexOf("{"))) as { ok?: boolean; compacted?: boolean; result?: { summary?: string } };
     expect(result.ok, out).toBe(true);
     expect(result.compacted, out).toBe(true);
@@ -152,7 +170,7 @@ describe("another context engine configured: the plugin stands aside and keeps p
     await gateway?.stop();
   });
 
-  it("one log line says why, and the memory arrives on this turn's user message", { timeout: 300_000 }, async () => {
+  it("one log line says why, and the memory arrives on this turn's user message", { timeout: 900_000 }, async () => {
     const text = `What is my sailboat named, and where is it moored? ${hex()}`;
     const { request } = await turn(gateway, MAIN, text);
     const lines = gateway.logs().split("\n").filter((line) => line.includes(`[${PLUGIN_ID}] memory delivery:`));
