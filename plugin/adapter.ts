@@ -86,7 +86,6 @@ export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: s
   return {
     config,
     service,
-    selection,
     /** One line: which channel carries the memory block (logged at start; status and explain say the same). */
     get deliveryLine(): string {
       return describeDelivery(selection, engineId);
