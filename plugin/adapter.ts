@@ -12,8 +12,10 @@ import { createMemoryContextService } from "../src/context/service.ts";
 import type { Log, MemoryContextService } from "../src/context/service.ts";
 import { classifyForRetrieval } from "../src/context/scope.ts";
 import { messageText } from "../src/context/message-text.ts";
-import { parsePluginConfig, staticContextFor } from "../src/context/plugin-turn.ts";
+import { PLUGIN_ID, parsePluginConfig, staticContextFor } from "../src/context/plugin-turn.ts";
 import type { PluginConfig } from "../src/context/plugin-turn.ts";
+import { createRuntimeCarrierEngine, describeDelivery, engineSelection, memoryDeliveryFor } from "../src/context/runtime-carrier.ts";
+import type { EngineSelection, RuntimeCarrierEngine } from "../src/context/runtime-carrier.ts";
 
 export type HostLogger = { debug?: (message: string) => void; info: (message: string) => void; warn: (message: string) => void; error: (message: string) => void };
 
@@ -56,15 +58,56 @@ export function startInGateway(): void {
   logToGatewayFile();
 }
 
+/** What the host's plugin SDK gives the engine (index.js imports it from the running OpenClaw). */
+export type HostSdk = {
+  delegateCompactionToRuntime(params: Record<string, unknown>): Promise<unknown>;
+  buildMemorySystemPromptAddition?(params: Record<string, unknown>): string | undefined;
+};
+
 export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: string; service?: MemoryContextService }) {
   const log = hostLog(input.api.logger);
   const config: PluginConfig = parsePluginConfig(input.api.pluginConfig, log);
   const service = input.service ?? createMemoryContextService({ log: () => log });
   const cfg = () => input.api.config;
+  const engineId = input.api.id ?? PLUGIN_ID;
+  /** Read once at start, like the host reads its slot: the engine serves only while it is the selected one. */
+  let selection: EngineSelection = engineSelection(cfg(), engineId);
+  const memoryOn = () => config.memory && !hookSwitchedOff(cfg(), HOOK_KEYS.ethosContext);
+
+  /** This turn's block for the engine's carrier (no trigger there: the session key and skip rules decide). */
+  async function carrierBlock(turn: { sessionKey: string; prompt: string; workspaceDir: string; turnKey: string }): Promise<string | undefined> {
+    if (!memoryOn()) return undefined;
+    const classification = classifyForRetrieval(turn.sessionKey, cfg(), service.configFrom(cfg()));
+    const result = await service.buildTurnContext({ sessionKey: turn.sessionKey, cfg: cfg(), text: turn.prompt, workspaceDir: turn.workspaceDir, turnKey: turn.turnKey, waitMs: config.waitMs, classification });
+    if (!result.block) log.info({ sessionType: result.sessionType, status: result.status, reason: result.reason, delivery: "runtime-carrier" }, "no memory for this turn");
+    return result.block;
+  }
 
   return {
     config,
     service,
+    /** One line: which channel carries the memory block (logged at start; status and explain say the same). */
+    get deliveryLine(): string {
+      return describeDelivery(selection, engineId);
+    },
+    /** The engine could not be built: OpenClaw runs its legacy engine, so memory goes back to prependContext. */
+    engineUnavailable(reason: string): void {
+      if (selection.kind !== "ours") return;
+      selection = { kind: "not-selected", engineId: "legacy" };
+      log.warn({ reason }, "context engine unavailable: memory delivered as prependContext");
+    },
+    /** The context engine to register, when the operator selected ours (`plugins.slots.contextEngine`). */
+    contextEngine(sdk: HostSdk, workspaceDir?: string): RuntimeCarrierEngine | undefined {
+      if (selection.kind !== "ours") return undefined;
+      return createRuntimeCarrierEngine({
+        engineId,
+        workspaceDir,
+        memoryBlock: carrierBlock,
+        delegateCompaction: (params) => sdk.delegateCompactionToRuntime(params),
+        memoryPromptAddition: sdk.buildMemorySystemPromptAddition ? (params) => sdk.buildMemorySystemPromptAddition?.(params) : undefined,
+        log,
+      });
+    },
     async beforePromptBuild(event: unknown, ctx: unknown): Promise<PromptBuildResult | undefined> {
       try {
         if (!isObject(event) || !isObject(ctx)) return undefined;
@@ -83,8 +126,11 @@ export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: s
         const prepend: string[] = [];
         if (fixed.prependContext) prepend.push(fixed.prependContext);
 
-        const memory = config.memory && !hookSwitchedOff(cfg(), HOOK_KEYS.ethosContext);
-        if (memory && trigger === "user") {
+        const memory = memoryOn();
+        const delivery = memoryDeliveryFor({ engineSelected: selection.kind === "ours", modelId: text(ctx.modelId) });
+        if (memory && delivery === "runtime-carrier") {
+          // The context engine's assemble() already added this turn's carrier (it runs first).
+        } else if (memory && trigger === "user") {
           // 2026.9: `prompt` is the bare user text; currentUserMessage when the host gives it.
           const message = event.currentUserMessage ?? event.prompt;
           const turnKey = text(ctx.runId) ?? text(event.currentUserMessageId) ?? `${sessionKey}|${messageText(message)}`;

@@ -4,3 +4,4 @@ export declare function resolveBundleRoot(pluginConfig: unknown, env?: NodeJS.Pr
 declare const entry: { id: string; name: string; description: string; register(api: unknown): void };
 export default entry;
 export declare function hostVersionOf(api: unknown, entryScript?: string): string | undefined;
+export declare function hostPackageOf(entryScript?: string): { dir: string; version: string } | undefined;

@@ -37,21 +37,41 @@ export function servesHost(version) {
 export function hostVersionOf(api, entryScript = process.argv[1]) {
   const fromRuntime = api?.runtime?.version;
   if (versionParts(fromRuntime)) return fromRuntime;
+  const host = hostPackageOf(entryScript);
+  if (host) return host.version;
+  const touched = api?.config?.meta?.lastTouchedVersion;
+  return versionParts(touched) ? touched : undefined;
+}
+
+/** The `openclaw` package the gateway runs from: its folder and version, found from the entry script. */
+export function hostPackageOf(entryScript = process.argv[1]) {
   try {
     let dir = path.dirname(fs.realpathSync(entryScript));
     for (let depth = 0; depth < 4; depth += 1) {
       const manifest = path.join(dir, "package.json");
       if (fs.existsSync(manifest)) {
         const parsed = JSON.parse(fs.readFileSync(manifest, "utf8"));
-        if (parsed?.name === "openclaw" && versionParts(parsed.version)) return parsed.version;
+        if (parsed?.name === "openclaw" && versionParts(parsed.version)) return { dir, version: parsed.version };
       }
       dir = path.dirname(dir);
     }
   } catch {
-    /* fall through */
+    /* not found */
   }
-  const touched = api?.config?.meta?.lastTouchedVersion;
-  return versionParts(touched) ? touched : undefined;
+  return undefined;
+}
+
+/**
+ * The running host's plugin SDK (`openclaw/plugin-sdk/core`: delegateCompactionToRuntime,
+ * buildMemorySystemPromptAddition), imported from the host's own files so the engine shares the
+ * host's module state. The plugin folder has no `openclaw` dependency of its own.
+ */
+async function loadHostSdk() {
+  const host = hostPackageOf();
+  if (!host) throw new Error("the running openclaw package was not found (process.argv[1])");
+  const sdk = await import(pathToFileURL(path.join(host.dir, "dist", "plugin-sdk", "core.js")).href);
+  if (typeof sdk.delegateCompactionToRuntime !== "function") throw new Error("openclaw/plugin-sdk/core has no delegateCompactionToRuntime");
+  return sdk;
 }
 
 function isBundleRoot(dir) {
@@ -121,6 +141,23 @@ export default {
           return undefined;
         }
       });
+      if (typeof api.registerContextEngine === "function") {
+        // Registered always; OpenClaw resolves it only when plugins.slots.contextEngine names it.
+        api.registerContextEngine(api?.id ?? PLUGIN_ID, async (factoryCtx) => {
+          const ready = await adapter;
+          if (!ready) throw new Error("adapter not loaded");
+          try {
+            const engine = ready.contextEngine(await loadHostSdk(), factoryCtx?.workspaceDir);
+            if (!engine) throw new Error(`not the selected context engine (${ready.deliveryLine})`);
+            return engine;
+          } catch (error) {
+            // OpenClaw falls back to its legacy engine; memory goes back to prependContext.
+            ready.engineUnavailable(error?.message ?? String(error));
+            throw error;
+          }
+        });
+      }
+      adapter.then((ready) => ready && log(api, "info", `memory delivery: ${ready.deliveryLine}`));
       log(api, "info", `serving OpenClaw ${hostVersion} from ${root}`);
     } catch (error) {
       log(api, "warn", `register failed: ${error?.message ?? error}`);

@@ -9,14 +9,15 @@ import type { Gateway, StartGatewayOptions } from "../../test/e2e/gateway.ts";
 import { analyseConversation, extrapolatedCost, measuredCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { ConversationTurn, CostAssumptions, TurnRow } from "./analyse.ts";
 
-export const ARMS = ["hooks-off", "aci-only", "hook-path", "plugin-path", "persisted-prepend"] as const;
+export const ARMS = ["hooks-off", "aci-only", "hook-path", "plugin-prepend", "plugin-path", "persisted-prepend"] as const;
 export type Arm = (typeof ARMS)[number];
 
 export const ARM_LABELS: Record<Arm, string> = {
   "hooks-off": "hooks off (OpenClaw default)",
   "aci-only": "aci-bootstrap only",
   "hook-path": "hook path (both hooks, no plugin)",
-  "plugin-path": "plugin path (both hooks + plugin)",
+  "plugin-prepend": "plugin path, prependContext (context engine not selected)",
+  "plugin-path": "plugin path (both hooks + plugin: runtime-context carrier)",
   "persisted-prepend": "persisted prependContext (2026.3.13 alternative)",
 };
 
@@ -65,7 +66,11 @@ function gatewayOptions(version: string, arm: Arm, extra: Partial<StartGatewayOp
     case "hook-path":
       return { ...base, hooks: hooks(true, true) };
     case "plugin-path":
+      // The harness selects the plugin's context engine, as install-hooks does.
       return { ...base, hooks: hooks(true, true), installPlugin: true };
+    case "plugin-prepend":
+      // The same plugin with OpenClaw's default engine: memory as prependContext (the fallback).
+      return { ...base, hooks: hooks(true, true), installPlugin: true, config: { ...(extra.config ?? {}), plugins: { slots: { contextEngine: "legacy" } } } };
     case "persisted-prepend":
       return { ...base, hooks: hooks(true, true), extraPlugins: [PREPEND_PLUGIN_DIR] };
   }
@@ -101,7 +106,7 @@ export async function runArm(options: {
   const { version, arm } = options;
   const turns = options.turns ?? loadConversation();
   const log = options.log ?? (() => {});
-  if ((arm === "plugin-path" || arm === "persisted-prepend") && !pluginManifest()) {
+  if ((arm === "plugin-path" || arm === "plugin-prepend" || arm === "persisted-prepend") && !pluginManifest()) {
     return { version, arm, status: "plugin not present", reason: "plugin/openclaw.plugin.json not found in this checkout", rows: [], bodies: [] };
   }
   const bootStarted = Date.now();

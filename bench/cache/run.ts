@@ -11,7 +11,8 @@ import type { Arm, ArmResult } from "./arms.ts";
 export type CacheResults = {
   assumptions: CostAssumptions;
   arms: Omit<ArmResult, "bodies">[];
-  breakpoints?: { version: string; arm: Arm; status: string; rows: BreakpointRow[]; cost?: number; lcpCost?: number; cost40?: number; lcpCost40?: number };
+  /** Anthropic explicit-breakpoint runs (2026.9.x): modeled cost with the reads Anthropic allows. */
+  anthropic?: { arm: Arm; rows: BreakpointRow[]; cost: number; cost40: number; unreadMessageBreakpoints: number }[];
   problems: string[];
 };
 
@@ -65,6 +66,11 @@ export function turnTable(rows: readonly TurnRow[]): string {
       row.factReached === undefined ? "" : row.factReached ? "yes" : "no",
     ]),
   );
+}
+
+/** Message breakpoints (turns 1..N-1) whose entry the next request cannot read. */
+export function unreadMessageBreakpoints(rows: readonly BreakpointRow[]): number {
+  return rows.slice(0, -1).filter((row) => row.breakpoints.some((bp) => bp.label.startsWith("message") && bp.readableNextTurn === false)).length;
 }
 
 export function breakpointTable(rows: readonly BreakpointRow[]): string {
@@ -134,26 +140,43 @@ export async function runCache(options: {
   }
   out.push(...perTurn);
 
-  // Anthropic's explicit breakpoints: the plugin arm (or the hook path while the plugin is absent) against an Anthropic-speaking mock.
+  // Anthropic's explicit breakpoints: the baselines and both plugin deliveries against an
+  // Anthropic-speaking mock (OpenClaw places cache_control itself; the cost depends on where).
   const version = OPENCLAW_TARGETS[OPENCLAW_TARGETS.length - 1]!.openclaw;
-  if (!versions.includes(version) || (options.arms && !options.arms.includes("plugin-path"))) return { markdown: out.join("\n"), results };
-  const arm: Arm = results.arms.some((r) => r.version === version && r.arm === "plugin-path" && r.status === "ok") ? "plugin-path" : "hook-path";
-  try {
-    const anthropic = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" } });
-    const rows = analyseBreakpoints(anthropic.bodies, turns.flatMap((t) => (t.fact ? [t.fact] : [])));
-    const cost40 = extrapolatedBreakpointCost(rows, assumptions);
-    const lcpCost40 = extrapolatedCost(anthropic.rows, assumptions);
-    results.breakpoints = { version, arm, status: anthropic.status, rows, cost: breakpointCost(rows), lcpCost: anthropic.cost?.measured, cost40, lcpCost40 };
-    out.push(
-      `Anthropic explicit breakpoints (OpenClaw ${version}, ${ARM_LABELS[arm]}, mock speaking the Anthropic messages API): where OpenClaw put \`cache_control\`, whether the next request starts with each breakpoint's prefix, and how many tokens Anthropic could read from entries written so far (hits only at block boundaries ≤ 20 blocks before a breakpoint). ` +
-        `Modeled cost of the ${turns.length} turns with these reads: ${Math.round(breakpointCost(rows))} (with the longest common prefix instead: ${Math.round(anthropic.cost?.measured ?? 0)}); over ${assumptions.turns} turns ${Math.round(cost40)} vs ${Math.round(lcpCost40)} ` +
-        `(a turn after a memory turn also re-writes that turn's ${assumptions.historyTokensPerTurn} tokens of history, because the entry written on it is never read).`,
-      "",
-      breakpointTable(rows),
-      "",
-    );
-  } catch (error) {
-    results.problems.push(`cache: anthropic breakpoint run failed: ${(error as Error).message.split("\n")[0]}`);
+  if (!versions.includes(version)) return { markdown: out.join("\n"), results };
+  const anthropicArms = (["hooks-off", "aci-only", "plugin-prepend", "plugin-path"] as const).filter((arm) => !options.arms || options.arms.includes(arm));
+  const runs: NonNullable<CacheResults["anthropic"]> = [];
+  let detail: { arm: Arm; rows: BreakpointRow[] } | undefined;
+  for (const arm of anthropicArms) {
+    try {
+      const anthropic = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" } });
+      const rows = analyseBreakpoints(anthropic.bodies, turns.flatMap((t) => (t.fact ? [t.fact] : [])));
+      runs.push({ arm, rows, cost: breakpointCost(rows), cost40: extrapolatedBreakpointCost(rows, assumptions), unreadMessageBreakpoints: unreadMessageBreakpoints(rows) });
+      options.log(`cache: ${version} ${arm} (anthropic): ${JSON.stringify({ cost: breakpointCost(rows), cost40: extrapolatedBreakpointCost(rows, assumptions) })}`);
+      if (arm === "plugin-path" || !detail) detail = { arm, rows };
+    } catch (error) {
+      results.problems.push(`cache: anthropic ${arm} run failed: ${(error as Error).message.split("\n")[0]}`);
+    }
   }
+  results.anthropic = runs;
+  if (runs.length === 0) return { markdown: out.join("\n"), results };
+  const base = runs.find((r) => r.arm === "hooks-off");
+  const aci = runs.find((r) => r.arm === "aci-only");
+  out.push(
+    `Anthropic explicit breakpoints (OpenClaw ${version}, mock speaking the Anthropic messages API): the same conversation per arm, priced with the reads Anthropic's rules allow (an earlier breakpoint's exact prefix, ending at a block boundary at most 20 blocks before one of this request's breakpoints; read 0.1×, write 1.25×). ` +
+      `Over ${assumptions.turns} turns each later turn repeats the measured pattern and adds ${assumptions.historyTokensPerTurn} tokens of history; a turn after one whose message breakpoint was never read again also re-writes that turn's history.`,
+    "",
+    markdownTable(
+      ["arm", "message breakpoints not read by the next request", `modeled input cost, ${turns.length} turns (× hooks off; × aci-bootstrap only)`, `${assumptions.turns} turns (× hooks off; × aci-bootstrap only)`],
+      runs.map((r) => [
+        ARM_LABELS[r.arm],
+        `${r.unreadMessageBreakpoints}/${r.rows.length - 1}`,
+        `${Math.round(r.cost)} (${ratio(r.cost, base?.cost)}; ${ratio(r.cost, aci?.cost)})`,
+        `${Math.round(r.cost40)} (${ratio(r.cost40, base?.cost40)}; ${ratio(r.cost40, aci?.cost40)})`,
+      ]),
+    ),
+    "",
+  );
+  if (detail) out.push(`Where the breakpoints fall (${ARM_LABELS[detail.arm]}):`, "", breakpointTable(detail.rows), "");
   return { markdown: out.join("\n"), results };
 }

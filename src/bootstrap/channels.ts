@@ -9,6 +9,7 @@ import { HOOK_KEYS } from "../core/records.ts";
 import { parseEthosContextConfig } from "../context/config.ts";
 import { resolveRetrievalScope } from "../context/scope.ts";
 import { PLUGIN_ID } from "../context/plugin-turn.ts";
+import { describeDelivery, engineSelection } from "../context/runtime-carrier.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
 
 /** The host setups a workspace can run under. */
@@ -47,7 +48,9 @@ export function channelsFor(input: {
 }): ChannelRow {
   const { classification, cfg } = input;
   const ethosEntry = resolveHookConfig(cfg, HOOK_KEYS.ethosContext);
-  const ethosOn = !cfg || (ethosEntry as { enabled?: unknown } | undefined)?.enabled === true;
+  // resolveHookConfig drops `enabled`: read the switch from the raw entry.
+  const rawEthos = (cfg?.hooks as { internal?: { enabled?: unknown; entries?: Record<string, { enabled?: unknown }> } } | undefined)?.internal;
+  const ethosOn = !cfg || (rawEthos?.enabled !== false && rawEthos?.entries?.[HOOK_KEYS.ethosContext]?.enabled === true);
   const scope = resolveRetrievalScope(classification, parseEthosContextConfig(ethosEntry).config);
   const noMemory = !ethosOn ? "none (ethos-context disabled)" : scope.allowed ? undefined : `none (${scope.reason})`;
   const type = classification.type;
@@ -60,7 +63,8 @@ export function channelsFor(input: {
   };
   const withPlugin: Channels = {
     bootstrapRecords: input.filesByVersion["2026.9.6"],
-    memory: noMemory ?? "prependContext on this turn's user message (system prompt unchanged)",
+    // Unknown config: the recommended install, which selects the plugin's context engine.
+    memory: noMemory ?? (cfg ? describeDelivery(engineSelection(cfg, PLUGIN_ID), PLUGIN_ID) : describeDelivery({ kind: "ours", engineId: PLUGIN_ID }, PLUGIN_ID)),
     ...(type === "SUBAGENT" ? { appendSystemContext: "SOUL.md" } : {}),
     ...(type === "HEARTBEAT_CRON" ? { appendSystemContext: heartbeat } : {}),
     ...(type === "MAIN_SESSION" ? { prependContext: `${heartbeat} on heartbeat runs only` } : {}),

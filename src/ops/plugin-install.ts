@@ -50,11 +50,31 @@ export function allowConversationAccess(config: Record<string, unknown>): boolea
   return true;
 }
 
+/**
+ * Select the plugin's context engine (`plugins.slots.contextEngine`), which delivers memory as a
+ * runtime-context carrier (docs/plugin.md). Only when no other engine is configured: only one engine
+ * can be active, and an operator's own engine wins (the plugin then keeps prependContext).
+ */
+export function selectContextEngine(config: Record<string, unknown>): { changed: boolean; engine: string } {
+  const plugins = (isObject(config.plugins) ? config.plugins : (config.plugins = {})) as Record<string, unknown>;
+  const slots = (isObject(plugins.slots) ? plugins.slots : (plugins.slots = {})) as Record<string, unknown>;
+  const current = typeof slots.contextEngine === "string" && slots.contextEngine.trim() ? slots.contextEngine.trim() : "legacy";
+  if (current === PLUGIN_ID) return { changed: false, engine: current };
+  if (current !== "legacy") return { changed: false, engine: current };
+  slots.contextEngine = PLUGIN_ID;
+  return { changed: true, engine: PLUGIN_ID };
+}
+
 /** Remove what the plugin install put into openclaw.json (entry, install record, load path). */
 export function revertPluginConfig(config: Record<string, unknown>, record: UnitRecord | undefined): boolean {
   const plugins = isObject(config.plugins) ? config.plugins : undefined;
   if (!plugins) return false;
   let changed = false;
+  const slots = isObject(plugins.slots) ? plugins.slots : undefined;
+  if (slots?.contextEngine === PLUGIN_ID) {
+    delete slots.contextEngine;
+    changed = true;
+  }
   for (const key of ["entries", "installs"]) {
     const map = plugins[key];
     if (isObject(map) && PLUGIN_ID in map) {
@@ -96,6 +116,17 @@ export const companionPluginUnit: InstallUnit = {
     if (result.code !== 0) throw new Error(`openclaw plugins install (companion plugin) failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-800)}`);
     const edit = await editOpenClawJson(params.configPath, allowConversationAccess);
     params.log(`plugins.entries.${PLUGIN_ID}.hooks.allowConversationAccess: true${edit.changed ? " written" : " already set"} in ${params.configPath}`);
+    let engine = PLUGIN_ID;
+    const slot = await editOpenClawJson(params.configPath, (config) => {
+      const result = selectContextEngine(config);
+      engine = result.engine;
+      return result.changed;
+    });
+    params.log(
+      engine === PLUGIN_ID
+        ? `plugins.slots.contextEngine: ${PLUGIN_ID}${slot.changed ? " written" : " already set"} (memory as a runtime-context carrier)`
+        : `plugins.slots.contextEngine is ${engine}: left as it is; the plugin delivers memory as prependContext`,
+    );
     return { installed: true, hostVersion: version, pluginDir };
   },
   async verify(params, record) {

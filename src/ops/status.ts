@@ -11,6 +11,8 @@ import { defaultIndexCacheDir } from "../memory/sources.ts";
 import { openClawStateDir } from "../openclaw/config-file.ts";
 import { isObject } from "../openclaw/events.ts";
 import { resolveHookConfig } from "../openclaw/hook-config.ts";
+import { PLUGIN_ID } from "../context/plugin-turn.ts";
+import { memoryDeliveryFromConfig } from "../context/runtime-carrier.ts";
 import type { OpenClawConfig } from "../openclaw/events.ts";
 import { HOOK_NAMES, PACK_ID, hookEligibility, installRecordPath, workspaceHookDir } from "./install.ts";
 import type { HookEligibility, InstallRecord } from "./install.ts";
@@ -38,6 +40,8 @@ export type StatusReport = {
   index: { dir: string; files: IndexFileStatus[] };
   /** Facts captured today from "remember that …" (memory/YYYY-MM-DD.md, UTC day). */
   captured: { file: string; facts: { statement: string; tag: string; source?: string; mentions?: number; superseded: boolean; capturedAt: string }[] };
+  /** Which channel carries the memory block, per openclaw.json (docs/plugin.md, "Delivery rule"). */
+  memoryDelivery: string;
 };
 
 const MAX_LOG_TAIL_BYTES = 4 * 1024 * 1024;
@@ -235,6 +239,7 @@ export async function collectStatus(params: {
     configLogged: lastLoggedConfigIssues(records),
     decisions: recentDecisions(records, params.decisionsPerType ?? 3),
     index: indexStatus(defaultIndexCacheDir(env)),
+    memoryDelivery: memoryDeliveryFromConfig(cfg as OpenClawConfig | undefined, PLUGIN_ID),
     captured: await capturedTodayStatus(params.workspace, params.now ?? new Date()),
   };
 }
@@ -279,6 +284,7 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
     const seen = hook.eligibility ? (hook.eligibility.found ? (hook.eligibility.eligible ? `; the gateway lists it as eligible (${hook.eligibility.source})` : `; the gateway lists it as NOT eligible: ${hook.eligibility.blockedReason}`) : "; the gateway does not list it") : "";
     out.push(`  ${hook.name}: ${hook.enabled ? "enabled" : "disabled"} (${hook.why})${seen}`);
   }
+  out.push(`  memory delivery: ${report.memoryDelivery}`);
   out.push("", "Config (openclaw.json as it is now)");
   for (const [hook, issues] of Object.entries(report.configNow)) {
     out.push(issues.length === 0 ? `  ${hook}: ok` : `  ${hook}: ${issues.length} key(s) ignored, the other settings apply:`);

@@ -528,7 +528,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     let merged = deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } });
     // 2026.9 blocks a non-bundled plugin's before_prompt_build without this key; 2026.3.13 rejects the key.
     if (options.installPlugin && !installed.target.openclaw.startsWith("2026.3.")) {
-      merged = deepMerge(merged, { plugins: { entries: { "openclaw-context-companion": { hooks: { allowConversationAccess: true } } } } });
+      // …and, like install-hooks, select its context engine (memory as a runtime-context carrier).
+      merged = deepMerge(merged, { plugins: { slots: { contextEngine: "openclaw-context-companion" }, entries: { "openclaw-context-companion": { hooks: { allowConversationAccess: true } } } } });
     }
     merged = deepMerge(merged, options.config ?? {});
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);

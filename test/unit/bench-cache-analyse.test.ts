@@ -76,8 +76,8 @@ describe("cost model", () => {
 
 describe("cache section tables", async () => {
   const { armsFor, summaryTable } = await import("../../bench/cache/run.ts");
-  it("runs the plugin arm on 2026.9 and the persisted-prependContext alternative on 2026.3.13", () => {
-    expect(armsFor("2026.9.6")).toEqual(["hooks-off", "aci-only", "hook-path", "plugin-path"]);
+  it("runs both plugin deliveries on 2026.9 and the persisted-prependContext alternative on 2026.3.13", () => {
+    expect(armsFor("2026.9.6")).toEqual(["hooks-off", "aci-only", "hook-path", "plugin-prepend", "plugin-path"]);
     expect(armsFor("2026.3.13")).toEqual(["hooks-off", "aci-only", "hook-path", "persisted-prepend"]);
   });
   it("gives cost ratios to the hooks-off arm and names an arm that has no numbers", () => {

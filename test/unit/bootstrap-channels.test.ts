@@ -9,11 +9,18 @@ describe("explain: which channel carries what", async () => {
   const explanation = await explainWorkspace({ workspaceDir });
   const row = (type: string) => explanation.channels!.rows.find((r) => r.sessionType === type)!.setups;
 
-  it("main session: memory is a record on 2026.3.13 and without the plugin, prependContext with it", () => {
+  it("main session: memory is a record on 2026.3.13 and without the plugin, a runtime-context carrier with it", () => {
     expect(row("MAIN_SESSION")["2026.3.13"].memory).toMatch(/^ETHOS_CONTEXT\.md bootstrap record/);
-    expect(row("MAIN_SESSION")["2026.9+ with plugin"].memory).toMatch(/^prependContext/);
+    expect(row("MAIN_SESSION")["2026.9+ with plugin"].memory).toMatch(/^runtime-context carrier through context engine openclaw-context-companion/);
     expect(row("MAIN_SESSION")["2026.9+ without plugin"].memory).toMatch(/^ETHOS_CONTEXT\.md bootstrap record.*cached prefix/);
     expect(row("MAIN_SESSION")["2026.9+ with plugin"].bootstrapRecords).toEqual(["SOUL.md", "USER.md", "TOOLS_COMPACT.md"]);
+  });
+
+  it("with another context engine configured, the plugin's memory goes as prependContext and explain says why", async () => {
+    const cfg = { plugins: { slots: { contextEngine: "lossless-claw" }, entries: { "openclaw-context-companion": { enabled: true } } }, hooks: { internal: { entries: { "ethos-context": { enabled: true } } } } };
+    const other = await explainWorkspace({ workspaceDir, cfg });
+    const main = other.channels!.rows.find((r) => r.sessionType === "MAIN_SESSION")!.setups["2026.9+ with plugin"];
+    expect(main.memory).toMatch(/^prependContext \(context engine lossless-claw is configured/);
   });
 
   it("subagent: SOUL.md is a record on 2026.3.13, appendSystemContext with the plugin, absent without it; never memory", () => {

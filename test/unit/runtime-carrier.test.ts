@@ -1,0 +1,223 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createPluginAdapter } from "../../plugin/adapter.ts";
+import { flushContextFileWrites } from "../../src/context/context-file.ts";
+import { PLUGIN_ID } from "../../src/context/plugin-turn.ts";
+import {
+  carrierMessage,
+  createRuntimeCarrierEngine,
+  describeDelivery,
+  engineSelection,
+  hostBuildsMemorySection,
+  keepsCarriersInHistory,
+  memoryDeliveryFromConfig,
+  memoryDeliveryFor,
+  RUNTIME_CONTEXT_CUSTOM_TYPE,
+} from "../../src/context/runtime-carrier.ts";
+import { createMemoryContextService } from "../../src/context/service.ts";
+import type { RetrieverFactory } from "../../src/context/service.ts";
+import type { RetrievedMemory } from "../../src/memory/types.ts";
+import { revertPluginConfig, selectContextEngine } from "../../src/ops/plugin-install.ts";
+
+// The runtime-context carrier engine with a fake retriever and a fake host SDK. The real-gateway
+// proof is test/e2e/runtime-carrier.e2e.test.ts and the cache suite.
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "runtime-carrier-"));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const SAILBOAT: RetrievedMemory = { id: "sailboat", text: "Jeff's sailboat is named Halcyon Drift.", score: 0.91, headingPath: [], source: "embedded" };
+let ws: string;
+let searches: string[];
+let compactions: Record<string, unknown>[];
+const retriever: RetrieverFactory = () => ({
+  label: "workspace memory",
+  async search(query) {
+    searches.push(query);
+    return [SAILBOAT];
+  },
+});
+const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const selected = { plugins: { slots: { contextEngine: PLUGIN_ID } } };
+const sdk = {
+  async delegateCompactionToRuntime(params: Record<string, unknown>) {
+    compactions.push(params);
+    return { ok: true, compacted: true };
+  },
+  buildMemorySystemPromptAddition: () => "## Memory Recall\nrun memory_search first.",
+};
+
+function adapter(config: Record<string, unknown> = selected) {
+  const service = createMemoryContextService({ createRetriever: retriever, composeBlock: null, log: () => quiet });
+  return createPluginAdapter({ api: { config, pluginConfig: {}, logger: quiet }, service });
+}
+const history = [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "text", text: "hello" }] }];
+const assembleParams = (sessionKey: string, prompt: string, extra: Record<string, unknown> = {}) => ({ sessionId: "s1", sessionKey, messages: history, prompt, model: "mock-model", availableTools: new Set(["memory_search"]), ...extra });
+
+beforeEach(() => {
+  ws = fs.mkdtempSync(path.join(tmp, "ws-"));
+  searches = [];
+  compactions = [];
+});
+afterEach(async () => {
+  await flushContextFileWrites();
+});
+
+describe("delivery rule", () => {
+  it("the carrier when our engine is selected, prependContext for models that keep carriers in history", () => {
+    expect(memoryDeliveryFor({ engineSelected: true, modelId: "claude-sonnet-5" })).toBe("runtime-carrier");
+    expect(memoryDeliveryFor({ engineSelected: true, modelId: "anthropic/claude-opus-5.5" })).toBe("prepend-context");
+    expect(memoryDeliveryFor({ engineSelected: true, modelId: "claude-fable-5-1-20260901" })).toBe("prepend-context");
+    expect(memoryDeliveryFor({ engineSelected: false, modelId: "claude-sonnet-5" })).toBe("prepend-context");
+    expect(keepsCarriersInHistory("claude-fable-5")).toBe(false);
+    expect(keepsCarriersInHistory("opus-5-5")).toBe(true);
+    expect(keepsCarriersInHistory("claude-opus-5")).toBe(false);
+  });
+
+  it("slot: ours, unset/legacy, or another engine (then the plugin stands aside)", () => {
+    expect(engineSelection(selected, PLUGIN_ID).kind).toBe("ours");
+    expect(engineSelection({}, PLUGIN_ID).kind).toBe("not-selected");
+    expect(engineSelection({ plugins: { slots: { contextEngine: "legacy" } } }, PLUGIN_ID).kind).toBe("not-selected");
+    const other = engineSelection({ plugins: { slots: { contextEngine: "lossless-claw" } } }, PLUGIN_ID);
+    expect(other).toEqual({ kind: "other", engineId: "lossless-claw" });
+    expect(describeDelivery(other, PLUGIN_ID)).toMatch(/^prependContext \(context engine lossless-claw is configured/);
+  });
+
+  it("install selects our engine only when no other one is configured; uninstall removes only ours", () => {
+    const fresh: Record<string, unknown> = {};
+    expect(selectContextEngine(fresh)).toEqual({ changed: true, engine: PLUGIN_ID });
+    expect(fresh).toEqual({ plugins: { slots: { contextEngine: PLUGIN_ID } } });
+    const theirs = { plugins: { slots: { contextEngine: "lossless-claw" } } };
+    expect(selectContextEngine(theirs)).toEqual({ changed: false, engine: "lossless-claw" });
+    expect(theirs.plugins.slots.contextEngine).toBe("lossless-claw");
+    expect(revertPluginConfig(fresh, undefined)).toBe(true);
+    expect(fresh).toEqual({ plugins: { slots: {} } });
+    expect(revertPluginConfig(theirs, undefined)).toBe(false);
+  });
+
+  it("status: the delivery a config gives (plugin absent or disabled: the hook's record)", () => {
+    const entry = { entries: { [PLUGIN_ID]: { hooks: { allowConversationAccess: true } } } };
+    expect(memoryDeliveryFromConfig({ plugins: { ...entry, slots: { contextEngine: PLUGIN_ID } } }, PLUGIN_ID)).toMatch(/^companion plugin: runtime-context carrier/);
+    expect(memoryDeliveryFromConfig({ plugins: entry }, PLUGIN_ID)).toMatch(/^companion plugin: prependContext \(plugins.slots.contextEngine is not/);
+    expect(memoryDeliveryFromConfig({ plugins: { entries: { [PLUGIN_ID]: { enabled: false } } } }, PLUGIN_ID)).toMatch(/^ethos-context hook: a record in Project Context/);
+    expect(memoryDeliveryFromConfig({}, PLUGIN_ID)).toMatch(/^ethos-context hook/);
+  });
+
+  it("the memory section comes back only where the host builds it (not for subagent or cron keys)", () => {
+    expect(hostBuildsMemorySection("agent:main:main")).toBe(true);
+    expect(hostBuildsMemorySection("agent:main:subagent:1b2c")).toBe(false);
+    expect(hostBuildsMemorySection("agent:main:cron:job:run:s")).toBe(false);
+  });
+});
+
+describe("the carrier message", () => {
+  it("is OpenClaw's runtime-context shape, hidden, the block as its content", () => {
+    const message = carrierMessage("Relevant memories (workspace memory), by date:", 5);
+    expect(message).toEqual({
+      role: "custom",
+      customType: RUNTIME_CONTEXT_CUSTOM_TYPE,
+      content: "Relevant memories (workspace memory), by date:",
+      display: false,
+      details: { source: "openclaw-context", runtimeContextCarrier: true },
+      timestamp: 5,
+    });
+  });
+});
+
+describe("the engine (pass-through + one carrier)", () => {
+  it("a main-session memory turn: history unchanged, the block appended as a carrier, the memory section handed back", async () => {
+    const engine = adapter().contextEngine(sdk, ws)!;
+    expect(engine).toBeDefined();
+    const result = await engine.assemble(assembleParams("agent:main:main", "What is my sailboat called?"));
+    expect(result.messages.slice(0, history.length)).toEqual(history);
+    expect(result.messages[0]).toBe(history[0]);
+    expect(result.messages).toHaveLength(history.length + 1);
+    const carrier = result.messages.at(-1) as { customType: string; content: string };
+    expect(carrier.customType).toBe(RUNTIME_CONTEXT_CUSTOM_TYPE);
+    expect(carrier.content).toContain(SAILBOAT.text);
+    expect(result.systemPromptAddition).toBe("## Memory Recall\nrun memory_search first.");
+  });
+
+  it("the tool loop's second assemble of the same turn gets the same carrier, without a second search", async () => {
+    const engine = adapter().contextEngine(sdk, ws)!;
+    const first = await engine.assemble(assembleParams("agent:main:main", "What is my sailboat called?"));
+    const again = await engine.assemble(assembleParams("agent:main:main", undefined as unknown as string));
+    expect((again.messages.at(-1) as { content: string }).content).toBe((first.messages.at(-1) as { content: string }).content);
+    expect(searches).toHaveLength(1);
+  });
+
+  it("subagent, cron and heartbeat runs get no memory (session key and skip rules: the engine sees no trigger)", async () => {
+    const engine = adapter().contextEngine(sdk, ws)!;
+    for (const [key, prompt] of [
+      ["agent:main:subagent:5f1e", "Where is my sailboat moored?"],
+      ["agent:main:cron:job1:run:s9", "Where is my sailboat moored?"],
+      ["agent:main:main:heartbeat", "Where is my sailboat moored?"],
+      ["agent:main:main", "Read HEARTBEAT.md if it exists. If nothing needs attention, reply HEARTBEAT_OK."],
+    ] as const) {
+      const result = await engine.assemble(assembleParams(key, prompt));
+      expect(result.messages, key).toEqual(history);
+    }
+    const subagent = await engine.assemble(assembleParams("agent:main:subagent:5f1e", "hi there"));
+    expect(subagent.systemPromptAddition).toBeUndefined();
+  });
+
+  it("Claude Opus 5.5 gets no carrier from the engine; before_prompt_build delivers prependContext instead", async () => {
+    const plugin = adapter();
+    const engine = plugin.contextEngine(sdk, ws)!;
+    const result = await engine.assemble(assembleParams("agent:main:main", "What is my sailboat called?", { model: "claude-opus-5-5" }));
+    expect(result.messages).toEqual(history);
+    const built = await plugin.beforePromptBuild({ prompt: "What is my sailboat called?", messages: [] }, { sessionKey: "agent:main:main", workspaceDir: ws, trigger: "user", runId: "r1", modelId: "claude-opus-5-5" });
+    expect(built?.prependContext).toContain(SAILBOAT.text);
+  });
+
+  it("with the engine delivering, before_prompt_build adds no memory (no double delivery)", async () => {
+    const plugin = adapter();
+    const built = await plugin.beforePromptBuild({ prompt: "What is my sailboat called?", messages: [] }, { sessionKey: "agent:main:main", workspaceDir: ws, trigger: "user", runId: "r2", modelId: "mock-model" });
+    expect(built?.prependContext ?? "").not.toContain(SAILBOAT.text);
+  });
+
+  it("another engine configured: no engine from us, prependContext as before", async () => {
+    const plugin = adapter({ plugins: { slots: { contextEngine: "lossless-claw" } } });
+    expect(plugin.contextEngine(sdk, ws)).toBeUndefined();
+    expect(plugin.deliveryLine).toContain("lossless-claw");
+    const built = await plugin.beforePromptBuild({ prompt: "What is my sailboat called?", messages: [] }, { sessionKey: "agent:main:main", workspaceDir: ws, trigger: "user", runId: "r3", modelId: "mock-model" });
+    expect(built?.prependContext).toContain(SAILBOAT.text);
+  });
+
+  it("engine unavailable (host SDK missing): memory goes back to prependContext", async () => {
+    const plugin = adapter();
+    plugin.engineUnavailable("no sdk");
+    const built = await plugin.beforePromptBuild({ prompt: "What is my sailboat called?", messages: [] }, { sessionKey: "agent:main:main", workspaceDir: ws, trigger: "user", runId: "r4", modelId: "mock-model" });
+    expect(built?.prependContext).toContain(SAILBOAT.text);
+  });
+
+  it("compaction is OpenClaw's (the host delegate gets the call as is); commitTurn stores nothing and answers retries as duplicate", async () => {
+    const engine = adapter().contextEngine(sdk, ws)!;
+    expect(engine.info.ownsCompaction).toBe(false);
+    const params = { sessionId: "s1", sessionKey: "agent:main:main", force: true };
+    expect(await engine.compact(params)).toEqual({ ok: true, compacted: true });
+    expect(compactions).toEqual([params]);
+    expect(await engine.commitTurn({ advancementKey: "k1" })).toEqual({ status: "committed" });
+    expect(await engine.commitTurn({ advancementKey: "k1" })).toEqual({ status: "duplicate" });
+    expect(await engine.ingest()).toEqual({ ingested: false });
+  });
+
+  it("a failing memory source never breaks assemble: the host's messages come back as received", async () => {
+    const engine = createRuntimeCarrierEngine({
+      engineId: PLUGIN_ID,
+      workspaceDir: ws,
+      memoryBlock: async () => {
+        throw new Error("boom");
+      },
+      delegateCompaction: async () => ({}),
+      memoryPromptAddition: () => {
+        throw new Error("sdk");
+      },
+      log: quiet,
+    });
+    const result = await engine.assemble(assembleParams("agent:main:main", "What is my sailboat called?"));
+    expect(result.messages).toBe(history);
+    expect(result.systemPromptAddition).toBeUndefined();
+  });
+});
