@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 // Unit tests that exercise the privacy files `npm run mutation` mutates (stryker.config.mjs).
 // Only these run per mutant, so a full mutation run fits a busy 2-core machine. No e2e, no
 // lock-concurrency (multi-process, long), no fuzz (slow; its keys are covered by named cases).
-export const MUTATION_TEST_FILES = [
+const MUTATION_TEST_FILES = [
   "test/unit/session-classify.test.ts",
   "test/unit/session-owners.test.ts",
   "test/unit/hardening-owners.test.ts",
@@ -15,6 +15,8 @@ export const MUTATION_TEST_FILES = [
   "test/unit/lock-atomic.test.ts",
   "test/unit/lock-defaults.test.ts",
   "test/unit/privacy-mutants.test.ts",
+  "test/unit/mutation-kills.test.ts",
+  "test/unit/bootstrap-apply.test.ts",
 ];
 
 export default defineConfig({
