@@ -132,6 +132,12 @@ function deleteAt(root: Record<string, unknown>, path: Path): boolean {
  * default takes its place. Only when nothing can be salvaged does the whole entry fall back to the
  * defaults. Never throws.
  */
+/** zod reports a bad record key only as "Invalid key in record"; the key schema's own message says why. */
+function issueReason(issue: z.core.$ZodIssue): string {
+  const nested = issue.code === "invalid_key" ? issue.issues.map((inner) => inner.message) : [];
+  return nested.length > 0 ? nested.join("; ") : issue.message;
+}
+
 export function parseConfigOrDefaults<S extends z.ZodType>(schema: S, raw: unknown, rootLabel: string, logName = "openclaw-context"): ConfigResult<z.output<S>> {
   const found: { path: Path; reason: string }[] = [];
   let candidate: unknown = raw ?? {};
@@ -148,7 +154,7 @@ export function parseConfigOrDefaults<S extends z.ZodType>(schema: S, raw: unkno
     let dropped = false;
     for (const issue of [...result.error.issues].sort((a, b) => deepestLastFirst(a.path as Path, b.path as Path))) {
       const path = issue.path as Path;
-      found.push({ path, reason: issue.message });
+      found.push({ path, reason: issueReason(issue) });
       if (isPlainObject(candidate) && deleteAt(candidate, path)) dropped = true;
     }
     if (!dropped) break;
