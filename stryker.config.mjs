@@ -23,6 +23,8 @@ export default {
   reporters: ["clear-text", "progress", "html", "json"],
   htmlReporter: { fileName: ".mutation/report.html" },
   jsonReporter: { fileName: ".mutation/report.json" },
+  // `npm run mutation -- --incremental` reuses this file's results for unchanged code and tests.
+  incrementalFile: ".mutation/incremental.json",
   tempDirName: ".mutation/tmp",
   cleanTempDir: true,
   thresholds: { high: 90, low: 90, break: 90 },

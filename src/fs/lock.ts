@@ -79,7 +79,6 @@ function formatOwner(owner: Required<LockOwner>): string {
 }
 
 export function parseOwner(text: string): LockOwner | null {
-  // Stryker disable next-line OptionalChaining: when the line matches, its group 1 is always a string
   const field = (key: string) => new RegExp(`^${key}:[ \\t]*(.*)$`, "m").exec(text)?.[1]?.trim();
   const pid = Number(field("PID"));
   const agent = field("AGENT");
@@ -151,6 +150,7 @@ async function inspectExistingLock(file: string, thresholdMs: number): Promise<v
   let owner: LockOwner | null;
   let since = stat.mtimeMs;
   if (stat.isFile()) {
+    // Stryker disable next-line StringLiteral: any text without the owner lines parses to null, as "" does
     owner = parseOwner((await readRegularText(lockPath, { maxBytes: MAX_OWNER_BYTES })) ?? "");
     const stamped = owner ? Date.parse(owner.timestamp) : Number.NaN;
     if (Number.isFinite(stamped)) since = stamped;
@@ -165,7 +165,6 @@ async function inspectExistingLock(file: string, thresholdMs: number): Promise<v
   );
   // unlink, never rm: if another process already replaced the stale file with its own lock
   // directory, this fails harmlessly instead of touching that lock.
-  // Stryker disable next-line ConditionalExpression: unlink on a directory fails, and the failure is ignored
   if (stat.isFile()) await fs.unlink(lockPath).catch(() => undefined);
 }
 

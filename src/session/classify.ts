@@ -39,7 +39,6 @@ function lower(value: string): string {
 
 /** `agent:<id>:telegram:group:<id>:topic:<id>`: ids replaced, structural words and channel kept. */
 export function keyShapeOf(segments: string[], channelIndex?: number): string {
-  // Stryker disable next-line StringLiteral: split() always yields a first segment, the default is for the type
   const agentPrefixed = lower(segments[0] ?? "") === "agent";
   const shaped = segments.slice(0, MAX_SHAPE_SEGMENTS).map((segment, index) => {
     const word = lower(segment);
@@ -58,7 +57,6 @@ type Parsed = { agentId?: string; rest: string[]; prefix: string[] };
 
 function splitKey(key: string): Parsed | undefined {
   const segments = key.split(":");
-  // Stryker disable next-line StringLiteral: split() always yields a first segment, the default is for the type
   if (lower(segments[0] ?? "") !== "agent") return { rest: segments, prefix: [] };
   const agentId = segments[1]?.trim();
   const rest = segments.slice(2);
@@ -147,7 +145,6 @@ export function classifySession(key: string | undefined, options: ClassifyOption
   // ACP workers are spawned agents too; core does not filter them, least privilege says SUBAGENT.
   if (head === "acp" && hasId) return result("SUBAGENT", "acp", parsed);
   if (head === "cron" && hasId) {
-    // Stryker disable next-line StringLiteral: any default other than "run" gives the same answer
     return result("HEARTBEAT_CRON", lower(rest[2] ?? "") === "run" ? "cron-run" : "cron", parsed);
   }
   if (head === "hook" && hasId) return result("HEARTBEAT_CRON", "webhook", parsed);
@@ -186,7 +183,8 @@ export function classifySession(key: string | undefined, options: ClassifyOption
   // one) never gets the FALLBACK set, which holds USER.md: a stranger's DM is an external DM and a
   // group is a group. No channel or group peer is kept, so no topic extras or group memory apply.
   // Only an owner's DM keeps FALLBACK (warned like any unknown shape).
-  const deep = parseConversation(rest, LAST_CONVERSATION_INDEX + 1, rest.length);
+  // Positions 0 to LAST_CONVERSATION_INDEX found nothing above, so a match here is deeper.
+  const deep = parseConversation(rest, 0, rest.length);
   if (deep?.kind === "group") return warnOnce(result("GROUP_CHAT", "group-unknown-shape", parsed));
   if (deep && !isOwnerPeer(deep.peerId, options.ownerIds)) {
     return warnOnce(result("EXTERNAL_DM", "dm-other-unknown-shape", parsed, { peerId: deep.peerId }));

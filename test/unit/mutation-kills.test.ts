@@ -120,6 +120,7 @@ describe("classify.ts: rules of odd keys", () => {
     expect(classifySession("agent:main:telegram:group:-100:thread:5:topic:7", none)).toMatchObject({ type: "FORUM_TOPIC", topicId: "7" });
     expect(classifySession("agent:main:telegram:group:-100:topic:", none).type).toBe("GROUP_CHAT");
     expect(classifySession("agent:main:telegram:group:-100:topic::thread:3", none).type).toBe("GROUP_CHAT");
+    expect(classifySession("agent:main:telegram:group:-100:thread:5:topic:", none).type).toBe("GROUP_CHAT");
   });
 
   it("owner ids that are not strings, or blank, are ignored", () => {
@@ -173,6 +174,7 @@ describe("sample-keys.ts", () => {
     expect(Object.keys(samples).sort()).toEqual([...SESSION_TYPES].sort());
     for (const type of SESSION_TYPES) expect(classifySession(samples[type], { ownerIds: ["77"] }).type).toBe(type);
     expect(classifySession(samples.FORUM_TOPIC, none).topicId).toBe("15");
+    expect(classifySession(samples.FALLBACK, none)).toMatchObject({ rule: "unknown-shape", keyShape: "agent:<id>:<id>:<id>" });
   });
 });
 
@@ -257,6 +259,15 @@ describe("policy.ts: config errors name the reason", () => {
     expect([...ALWAYS_KEPT].sort()).toEqual(["BOOTSTRAP.md", "ETHOS_CONTEXT.md"]);
   });
 
+  it("a private name is refused behind a Windows separator too", () => {
+    expect(errorFor({ fileSets: { GROUP_CHAT: ["notes\\MEMORY.md"] } })).toContain("MEMORY.md is never bulk-injected");
+  });
+
+  it("topic extras already in the set are not added twice", () => {
+    const policy = resolveBootstrapPolicy({ topicFiles: { "7": ["SOUL.md", "t.md"] } });
+    expect(fileSetFor(policy, { type: "FORUM_TOPIC", rule: "group-topic", topicId: "7", keyShape: "" })).toEqual(["SOUL.md", "TOOLS_COMPACT.md", "t.md"]);
+  });
+
   it("topic extras: only for a forum topic with an id that is configured", () => {
     const policy = resolveBootstrapPolicy({ topicFiles: { undefined: ["x.md"], "7": ["t.md"] } });
     expect(fileSetFor(policy, { type: "FORUM_TOPIC", rule: "group-topic", keyShape: "" })).toEqual(["SOUL.md", "TOOLS_COMPACT.md"]);
@@ -274,6 +285,10 @@ describe("gate.ts: boundaries", () => {
     expect(applyConfidenceGate([memory(0.5), memory(0.05)], thresholds)).toMatchObject({ inject: false, tier: "single-below-high" });
   });
 
+  it("the high tier needs a result that clears the gate (a gate set above `high`)", () => {
+    expect(applyConfidenceGate([memory(0.7)], { gate: 0.9, high: 0.5 })).toMatchObject({ inject: false, tier: "below-gate" });
+  });
+
   it("a lone result exactly at `single` injects", () => {
     expect(applyConfidenceGate([memory(0.35)], { ...thresholds, single: 0.35 })).toMatchObject({ inject: true, tier: "single" });
   });
@@ -289,6 +304,12 @@ describe("scope.ts: group matching", () => {
     const bare = classifySession("agent:main:group:-100", none);
     expect(resolveRetrievalScope(bare, config([group]))).toMatchObject({ allowed: false, reason: "group-not-enabled" });
     expect(resolveRetrievalScope(classifySession("agent:main:telegram:group:-100", none), config([group]))).toMatchObject({ allowed: true });
+  });
+
+  it("sessions outside the memory scope say so", () => {
+    expect(resolveRetrievalScope(classifySession("agent:main:telegram:direct:5", none), config([]))).toEqual({
+      allowed: false, sessionType: "EXTERNAL_DM", reason: "session-type-out-of-scope",
+    });
   });
 
   it("a blank peer matches no group, even one configured blank", () => {
@@ -424,7 +445,7 @@ describe("lock.ts: owner records and errors", () => {
     expect((error as NodeJS.ErrnoException).code).toBe("ENAMETOOLONG");
   });
 
-  it("callers in this process queue in memory: a third caller waits for the second, not only the first", async () => {
+  it("three callers in this process each get the lock in turn", async () => {
     const once = { retryIntervalSeconds: 0.01, maxRetries: 1 };
     let releaseFirst!: () => void;
     let releaseSecond!: () => void;
@@ -462,13 +483,13 @@ describe("lock.ts: owner records and errors", () => {
     fs.writeFileSync(file, "v1\n");
     const changed = await updateFileLocked(file, () => "v2\n", { expectedHash: "nope" }).catch((caught: unknown) => caught);
     expect(changed).toBeInstanceOf(ContentChangedError);
-    expect(changed).toMatchObject({ name: "ContentChangedError", file, message: `${file} no longer has the expected content hash` });
+    expect(changed).toMatchObject({ name: "ContentChangedError", code: "ECONTENTCHANGED", file, message: `${file} no longer has the expected content hash` });
     const edits = await updateFileLocked(file, (current) => {
       fs.writeFileSync(file, `${current}x`);
       return "mine\n";
     }, { maxConflictRetries: 1 }).catch((caught: unknown) => caught);
     expect(edits).toBeInstanceOf(ConcurrentEditError);
-    expect(edits).toMatchObject({ name: "ConcurrentEditError", file, message: `${file} changed while we were writing it` });
+    expect(edits).toMatchObject({ name: "ConcurrentEditError", code: "ECONCURRENTEDIT", file, message: `${file} changed while we were writing it` });
     expect(logged).toContainEqual(expect.objectContaining({ level: 40, file, conflicts: 1, msg: "file changed outside our lock during a write; retrying" }));
   });
 
