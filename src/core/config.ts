@@ -126,18 +126,18 @@ function deleteAt(root: Record<string, unknown>, path: Path): boolean {
   return false;
 }
 
-/**
- * Validate a raw config object, keeping every valid key. Each bad key is dropped and logged once
- * (error level, its key path and the reason, with "did you mean …?" for unknown keys); the schema
- * default takes its place. Only when nothing can be salvaged does the whole entry fall back to the
- * defaults. Never throws.
- */
 /** zod reports a bad record key only as "Invalid key in record"; the key schema's own message says why. */
 function issueReason(issue: z.core.$ZodIssue): string {
   const nested = issue.code === "invalid_key" ? issue.issues.map((inner) => inner.message) : [];
   return nested.length > 0 ? nested.join("; ") : issue.message;
 }
 
+/**
+ * Validate a raw config object, keeping every valid key. Each bad key is dropped and logged once
+ * (error level, its key path and the reason, with "did you mean …?" for unknown keys); the schema
+ * default takes its place. Only when nothing can be salvaged does the whole entry fall back to the
+ * defaults. Never throws.
+ */
 export function parseConfigOrDefaults<S extends z.ZodType>(schema: S, raw: unknown, rootLabel: string, logName = "openclaw-context"): ConfigResult<z.output<S>> {
   const found: { path: Path; reason: string }[] = [];
   let candidate: unknown = raw ?? {};
