@@ -27,7 +27,8 @@ export function classifyForRetrieval(sessionKey: string | undefined, cfg: OpenCl
 }
 
 function matchGroup(classification: SessionClassification, groups: readonly GroupScope[]): GroupScope | undefined {
-  const peer = classification.peerId === undefined ? "" : foldId(classification.peerId);
+  if (classification.peerId === undefined) return undefined;
+  const peer = foldId(classification.peerId);
   if (!peer) return undefined;
   return groups.find(
     (group) =>

@@ -126,6 +126,12 @@ function deleteAt(root: Record<string, unknown>, path: Path): boolean {
   return false;
 }
 
+/** zod reports a bad record key only as "Invalid key in record"; the key schema's own message says why. */
+function issueReason(issue: z.core.$ZodIssue): string {
+  const nested = issue.code === "invalid_key" ? issue.issues.map((inner) => inner.message) : [];
+  return nested.length > 0 ? nested.join("; ") : issue.message;
+}
+
 /**
  * Validate a raw config object, keeping every valid key. Each bad key is dropped and logged once
  * (error level, its key path and the reason, with "did you mean …?" for unknown keys); the schema
@@ -148,7 +154,7 @@ export function parseConfigOrDefaults<S extends z.ZodType>(schema: S, raw: unkno
     let dropped = false;
     for (const issue of [...result.error.issues].sort((a, b) => deepestLastFirst(a.path as Path, b.path as Path))) {
       const path = issue.path as Path;
-      found.push({ path, reason: issue.message });
+      found.push({ path, reason: issueReason(issue) });
       if (isPlainObject(candidate) && deleteAt(candidate, path)) dropped = true;
     }
     if (!dropped) break;

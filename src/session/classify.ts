@@ -74,9 +74,12 @@ type Conversation = {
   heartbeat: boolean;
 };
 
-/** Find `<kind>:<peer>` at rest index 0, 1 or 2 (bare, `<ch>:`, `<ch>:<acct>:`), as core does. */
-function parseConversation(rest: string[]): Conversation | undefined {
-  for (let index = 0; index <= 2 && index < rest.length - 1; index += 1) {
+/** Where core's builders put `<kind>:<peer>`: rest index 0, 1 or 2 (bare, `<ch>:`, `<ch>:<acct>:`). */
+const LAST_CONVERSATION_INDEX = 2;
+
+/** Find `<kind>:<peer>` whose kind word sits at a rest index in [first, last]. */
+function parseConversation(rest: string[], first = 0, last = LAST_CONVERSATION_INDEX): Conversation | undefined {
+  for (let index = first; index <= last && index < rest.length - 1; index += 1) {
     const kindWord = lower(rest[index]);
     const isDm = DM_KINDS.has(kindWord);
     if (!isDm && !GROUP_KINDS.has(kindWord)) continue;
@@ -87,6 +90,7 @@ function parseConversation(rest: string[]): Conversation | undefined {
     const peerId = rest.slice(index + 1, end).join(":");
     const suffix = rest.slice(end).map(lower);
     let topicId: string | undefined;
+    // Stryker disable next-line EqualityOperator,ArithmeticOperator: a last `topic` has no id after it, so one more step finds nothing
     for (let i = 0; i < suffix.length - 1; i += 1) {
       if ((suffix[i] === "topic" || suffix[i] === "direct-topic") && rest[end + i + 1]) topicId = rest[end + i + 1];
     }
@@ -109,15 +113,12 @@ function result(
   extra: Partial<SessionClassification> & { channelIndex?: number } = {},
 ): SessionClassification {
   const { channelIndex, ...fields } = extra;
-  const segments = parsed ? [...parsed.prefix, ...parsed.rest] : [];
-  const shapeChannelIndex = channelIndex === undefined ? undefined : channelIndex + (parsed?.prefix.length ?? 0);
-  return {
-    type,
-    rule,
-    ...(parsed?.agentId ? { agentId: lower(parsed.agentId) } : {}),
-    ...fields,
-    keyShape: parsed ? keyShapeOf(segments, shapeChannelIndex) : "<none>",
-  };
+  let keyShape = "<none>";
+  if (parsed) {
+    const shapeChannelIndex = channelIndex === undefined ? undefined : channelIndex + parsed.prefix.length;
+    keyShape = keyShapeOf([...parsed.prefix, ...parsed.rest], shapeChannelIndex);
+  }
+  return { type, rule, ...(parsed?.agentId ? { agentId: lower(parsed.agentId) } : {}), ...fields, keyShape };
 }
 
 /**
@@ -125,7 +126,9 @@ function result(
  *  1 empty/malformed → FALLBACK   2 subagent/spawn/acp → SUBAGENT
  *  3 cron/hook/boot → HEARTBEAT_CRON   4 `<base>:heartbeat` → HEARTBEAT_CRON
  *  5 DM → PRIVATE_DM (owner) / EXTERNAL_DM   6 group+topic → FORUM_TOPIC   7 group/channel/room → GROUP_CHAT
- *  8 main key, dashboard, explicit → MAIN_SESSION   9 anything else → FALLBACK (warned once per shape)
+ *  8 main key, dashboard, explicit → MAIN_SESSION
+ *  9 unknown shape with a DM or group deeper in it → EXTERNAL_DM (stranger) / GROUP_CHAT
+ * 10 anything else → FALLBACK (warned once per shape)
  */
 export function classifySession(key: string | undefined, options: ClassifyOptions): SessionClassification {
   if (typeof key !== "string" || key.trim().length === 0) return result("FALLBACK", "empty-key", undefined);
@@ -157,9 +160,7 @@ export function classifySession(key: string | undefined, options: ClassifyOption
     };
     if (conversation.heartbeat) return result("HEARTBEAT_CRON", "heartbeat-isolated", parsed, common);
     if (conversation.kind === "dm") {
-      const owners = new Set<string>();
-      for (const id of options.ownerIds) if (typeof id === "string" && foldId(id)) owners.add(foldId(id));
-      const isOwner = owners.has(foldId(conversation.peerId));
+      const isOwner = isOwnerPeer(conversation.peerId, options.ownerIds);
       return result(isOwner ? "PRIVATE_DM" : "EXTERNAL_DM", isOwner ? "dm-owner" : "dm-other", parsed, common);
     }
     if (conversation.topicId !== undefined) return result("FORUM_TOPIC", "group-topic", parsed, common);
@@ -178,7 +179,23 @@ export function classifySession(key: string | undefined, options: ClassifyOption
   if (rest.length >= 2 && lower(rest[rest.length - 1]) === "heartbeat") {
     return result("HEARTBEAT_CRON", "heartbeat-isolated", parsed);
   }
+  // An unknown shape that still names a conversation deeper in the key (no real gateway builds
+  // one) never gets the FALLBACK set, which holds USER.md: a stranger's DM is an external DM and a
+  // group is a group. No channel or group peer is kept, so no topic extras or group memory apply.
+  // Only an owner's DM keeps FALLBACK (warned like any unknown shape).
+  // Positions 0 to LAST_CONVERSATION_INDEX found nothing above, so a match here is deeper.
+  const deep = parseConversation(rest, 0, rest.length);
+  if (deep?.kind === "group") return warnOnce(result("GROUP_CHAT", "group-unknown-shape", parsed));
+  if (deep && !isOwnerPeer(deep.peerId, options.ownerIds)) {
+    return warnOnce(result("EXTERNAL_DM", "dm-other-unknown-shape", parsed, { peerId: deep.peerId }));
+  }
   return warnOnce(result("FALLBACK", "unknown-shape", parsed));
+}
+
+function isOwnerPeer(peerId: string, ownerIds: Iterable<string>): boolean {
+  const owners = new Set<string>();
+  for (const id of ownerIds) if (typeof id === "string" && foldId(id)) owners.add(foldId(id));
+  return owners.has(foldId(peerId));
 }
 
 function lowerSet(values: Iterable<string>): Set<string> {
@@ -195,8 +212,8 @@ function warnOnce(classification: SessionClassification): SessionClassification 
   if (!warnedShapes.has(classification.keyShape) && warnedShapes.size < MAX_WARNED_SHAPES) {
     warnedShapes.add(classification.keyShape);
     getLogger("aci-bootstrap").warn(
-      { keyShape: classification.keyShape, rule: classification.rule },
-      "unrecognised session key shape, using the FALLBACK file set",
+      { keyShape: classification.keyShape, rule: classification.rule, type: classification.type },
+      `unrecognised session key shape, using the ${classification.type} file set`,
     );
   }
   return classification;
