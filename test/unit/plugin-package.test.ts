@@ -4,7 +4,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { setLogDestination } from "../../src/core/log.ts";
 import { CONTEXT_COMMAND, register } from "../../src/plugin-package/index.ts";
 import type { PackageApi } from "../../src/plugin-package/index.ts";
 import { configView, parsePackageConfig } from "../../src/plugin-package/config.ts";
@@ -15,8 +17,12 @@ const workspace = path.join(repo, "fixtures/workspace");
 const noConfigDir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-package-"));
 const HOST_FILES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"];
 
-beforeAll(() => vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(noConfigDir, "absent.json")));
+beforeAll(() => {
+  vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(noConfigDir, "absent.json"));
+  setLogDestination(new Writable({ write: (_chunk, _enc, done) => done() }));
+});
 afterAll(() => {
+  setLogDestination(undefined);
   vi.unstubAllEnvs();
   fs.rmSync(noConfigDir, { recursive: true, force: true });
 });
