@@ -1,0 +1,123 @@
+// The installable plugin package for OpenClaw 2026.9+ (`npm run build:plugin` compiles this file and
+// everything it imports into dist/plugin/index.js). One artifact registers what the hook pack and
+// the companion plugin do together today: the bootstrap file sets (api.registerHook on
+// agent:bootstrap), the memory delivery (context-engine carrier + before_prompt_build fallback,
+// the companion's adapter) and `openclaw context …` (api.registerCli). No run-time search for
+// another artifact and no globalThis handshake: the code is compiled in.
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createPluginAdapter } from "../../plugin/adapter.ts";
+import type { HostLogger, HostSdk } from "../../plugin/adapter.ts";
+import { hostPackageOf, hostVersionOf, servesHost } from "../../plugin/index.js";
+import { logToGatewayFile } from "../core/log.ts";
+import type { OpenClawConfig } from "../openclaw/events.ts";
+import { runBootstrapHook } from "./bootstrap-hook.ts";
+import { registerContextCommands } from "./cli.ts";
+import { companionConfigOf, configView, PACKAGE_PLUGIN_ID, parsePackageConfig } from "./config.ts";
+
+type ContextEngineFactory = (ctx: { workspaceDir?: string } | undefined) => Promise<unknown>;
+
+export type PackageApi = {
+  id?: string;
+  config?: OpenClawConfig;
+  pluginConfig?: unknown;
+  logger?: HostLogger;
+  runtime?: { version?: string };
+  /** "full" in the gateway and for a CLI command's run; "cli-metadata" etc. while OpenClaw only collects commands. */
+  registrationMode?: string;
+  registerHook?(events: string[], handler: (event: unknown) => Promise<void>, opts: { name: string; description?: string }): void;
+  registerCli?(registrar: (ctx: { program: unknown }) => void, opts: { descriptors: { name: string; description: string; hasSubcommands: boolean }[] }): void;
+  registerContextEngine?(id: string, factory: ContextEngineFactory): void;
+  on?(hook: string, handler: (event: unknown, ctx: unknown) => Promise<unknown>): void;
+};
+
+export const CONTEXT_COMMAND = { name: "context", description: "openclaw-context: status of the bootstrap file sets and memory delivery", hasSubcommands: true };
+
+function log(api: PackageApi, level: "info" | "warn" | "error", message: string): void {
+  const target = api.logger?.[level];
+  if (typeof target === "function") target.call(api.logger, `[${PACKAGE_PLUGIN_ID}] ${message}`);
+  else console.error(`[${PACKAGE_PLUGIN_ID}] ${message}`);
+}
+
+/** The running host's plugin SDK, from its own files (the engine must share the host's module state). */
+async function loadHostSdk(): Promise<HostSdk> {
+  const host = hostPackageOf();
+  if (!host) throw new Error("the running openclaw package was not found (process.argv[1])");
+  const sdk = (await import(pathToFileURL(path.join(host.dir, "dist", "plugin-sdk", "core.js")).href)) as Partial<HostSdk>;
+  if (typeof sdk.delegateCompactionToRuntime !== "function") throw new Error("openclaw/plugin-sdk/core has no delegateCompactionToRuntime");
+  return sdk as HostSdk;
+}
+
+let gatewayLogStarted = false;
+/** Our records go to the log file `openclaw context status` reads; only once a hook fires (the gateway, not the CLI). */
+function startGatewayLog(): void {
+  if (gatewayLogStarted) return;
+  gatewayLogStarted = true;
+  logToGatewayFile();
+}
+
+export function register(api: PackageApi): void {
+  try {
+    const pluginId = api.id ?? PACKAGE_PLUGIN_ID;
+    api.registerCli?.(({ program }) => registerContextCommands(program), { descriptors: [CONTEXT_COMMAND] });
+    // Outside "full" registration api.runtime throws (OpenClaw only wants the commands then).
+    if (api.registrationMode !== undefined && api.registrationMode !== "full") return;
+    const { config, error } = parsePackageConfig(api.pluginConfig);
+    if (error) log(api, "error", `invalid config, the bad keys are ignored: ${error}`);
+
+    const hostVersion = hostVersionOf(api);
+    if (!servesHost(hostVersion)) {
+      log(api, "info", `stands aside on OpenClaw ${hostVersion ?? "(unknown version)"}: install the hook pack there (npm run install-hooks)`);
+      return;
+    }
+    if (!config.enabled) {
+      log(api, "info", "enabled: false: OpenClaw's default bootstrap files, no memory");
+      return;
+    }
+
+    api.registerHook?.(
+      ["agent:bootstrap"],
+      async (event) => {
+        startGatewayLog();
+        await runBootstrapHook(event, (cfg) => configView(cfg, config));
+      },
+      { name: `${pluginId}.aci-bootstrap`, description: "Session-aware bootstrap file sets (openclaw-context)" },
+    );
+
+    // The companion adapter reads openclaw.json through the view: the plugin's switches and option objects apply.
+    const adapterApi = {
+      id: pluginId,
+      logger: api.logger,
+      pluginConfig: companionConfigOf(config),
+      get config() {
+        return configView(api.config, config);
+      },
+    };
+    const adapter = createPluginAdapter({ api: adapterApi, hostVersion });
+    api.on?.("before_prompt_build", async (event, ctx) => {
+      startGatewayLog();
+      return adapter.beforePromptBuild(event, ctx);
+    });
+    api.registerContextEngine?.(pluginId, async (factoryCtx) => {
+      try {
+        const engine = adapter.contextEngine(await loadHostSdk(), factoryCtx?.workspaceDir);
+        if (!engine) throw new Error(`not the selected context engine (${adapter.deliveryLine})`);
+        return engine;
+      } catch (failure) {
+        // OpenClaw falls back to its legacy engine; memory goes back to prependContext.
+        adapter.engineUnavailable(failure instanceof Error ? failure.message : String(failure));
+        throw failure;
+      }
+    });
+    log(api, "info", `serving OpenClaw ${hostVersion}; memory delivery: ${adapter.deliveryLine}`);
+  } catch (failure) {
+    log(api, "warn", `register failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+  }
+}
+
+export default {
+  id: PACKAGE_PLUGIN_ID,
+  name: "openclaw-context",
+  description: "Session-aware bootstrap files and same-turn memory for OpenClaw 2026.9+.",
+  register,
+};
