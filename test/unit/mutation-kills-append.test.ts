@@ -243,7 +243,8 @@ describe("lock.ts: conflicts and queueing", () => {
     await aStarted.promise;
     aRelease.resolve();
     await bStarted.promise;
-    // One attempt only: a caller that skipped the in-memory queue would find B's lock and give up.
+    // One attempt only: queued in memory, C never needs a second (a caller that skipped the queue
+    // could find B's lock and give up; whether it does is a race, so this pins the queue, not the race).
     const c = withFileLock(file, async () => void order.push("c"), { retryIntervalSeconds: 0.01, maxRetries: 1 });
     bRelease.resolve();
     await expect(Promise.all([a, b, c])).resolves.toBeDefined();
