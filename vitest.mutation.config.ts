@@ -16,6 +16,7 @@ const MUTATION_TEST_FILES = [
   "test/unit/lock-defaults.test.ts",
   "test/unit/privacy-mutants.test.ts",
   "test/unit/mutation-kills.test.ts",
+  "test/unit/mutation-kills-append.test.ts",
   "test/unit/bootstrap-apply.test.ts",
 ];
 

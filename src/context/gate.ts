@@ -46,14 +46,13 @@ export function applyConfidenceGate(
   const topScore = sorted[0]?.score ?? 0;
   const passing = sorted.filter((result) => result.score >= gate);
   const floor = fill === undefined ? gate : Math.min(gate, topScore * fill);
-  const filling = () => (floor < gate ? sorted.filter((result) => result.score >= floor && result.score > 0) : passing);
+  const filling = () => (floor >= gate ? passing : sorted.filter((result) => result.score >= floor && result.score > 0));
   const decide = (inject: boolean, tier: GateTier): GateDecision => ({ inject, tier, topScore, gate, high, passing: inject ? filling() : [] });
   if (sorted.length === 0) return decide(false, "no-results");
   if (topScore >= high && passing.length > 0) return decide(true, "high");
-  if (topScore >= gate) {
-    if (passing.length >= 2) return decide(true, "multiple");
-    if (single !== undefined && topScore >= Math.max(single, gate)) return decide(true, "single");
-  }
+  // Two results at or above the gate mean the top one is too; without `single` no lone result is enough.
+  if (passing.length >= 2) return decide(true, "multiple");
+  if (topScore >= Math.max(single ?? Number.POSITIVE_INFINITY, gate)) return decide(true, "single");
   // The query writes the name of someone the memory files entries under (`## Caroline`, `Caroline: …`):
   // a question about a known person is a memory question even when its other words miss.
   if (sorted.some((result) => result.named)) return decide(true, "named");
