@@ -8,7 +8,7 @@ import { messageText } from "./message-text.ts";
 import { classifyForRetrieval } from "./scope.ts";
 import { MemoryContextService, retrievalSourceKey } from "./service.ts";
 import type { MemoryContextDeps, RetrievalHandle, TurnPlan } from "./service.ts";
-import { boundedId } from "./session-state.ts";
+import { boundedId } from "../core/bounded-id.ts";
 import type { CurrentTurn, TurnOutcome } from "./session-state.ts";
 import { waitAtMost } from "./wait.ts";
 import type { EthosContextConfig } from "./config.ts";

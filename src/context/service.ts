@@ -23,7 +23,8 @@ import { prepareQuery, retrieveCandidates, selectAndFormat } from "./pipeline.ts
 import type { Selection } from "./pipeline.ts";
 import { classifyForRetrieval, isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
 import type { RetrievalScope, RetrievalSource } from "./scope.ts";
-import { boundedId, SessionStates, storedSessionKey } from "./session-state.ts";
+import { boundedId, storedSessionKey } from "../core/bounded-id.ts";
+import { SessionStates } from "./session-state.ts";
 import type { RetrievalOutcome, SessionMemoryState, TurnOutcome } from "./session-state.ts";
 import type { SkipReason } from "./skip.ts";
 import { errorMessage, waitAtMost } from "./wait.ts";

@@ -1,4 +1,4 @@
-import crypto from "node:crypto";
+import { boundedId, storedSessionKey } from "../core/bounded-id.ts";
 import type { SkipReason } from "./skip.ts";
 import type { RetrievedMemory } from "../memory/types.ts";
 
@@ -49,8 +49,6 @@ export type SessionMemoryState = {
 };
 
 export const MAX_SESSIONS = 5000;
-/** Longer session keys (and turn keys, message ids) are stored as a hash: a hostile 1 MB key must not cost 1 MB of heap. */
-export const MAX_STORED_KEY_CHARS = 256;
 /**
  * Ceiling on what the map holds, least recently used session out first. Counted (UTF-16 chars × 2
  * plus a fixed overhead per entry): keys, delivered memory ids, turn memos and the blocks they
@@ -68,14 +66,6 @@ const TURN_MEMO_SIZE = 4;
 const ENTRY_OVERHEAD_BYTES = 1024;
 const TURN_OVERHEAD_BYTES = 2048;
 export const PENDING_WORK_OVERHEAD_BYTES = 3072;
-
-export function storedSessionKey(sessionKey: string): string {
-  if (sessionKey.length <= MAX_STORED_KEY_CHARS) return sessionKey;
-  return `sha256:${crypto.createHash("sha256").update(sessionKey).digest("hex")}`;
-}
-
-/** The same bound for any other id a session keeps (turn keys, message ids, agent ids). */
-export const boundedId = storedSessionKey;
 
 const chars = (text: string | undefined) => (text ? text.length * 2 : 0);
 

@@ -3,7 +3,7 @@ import { contentHash } from "../fs/atomic.ts";
 import { appendFileLocked } from "../fs/lock.ts";
 import { canWriteIntoWorkspace } from "../fs/workspace-guard.ts";
 import { getLogger } from "../core/log.ts";
-import { boundedId, storedSessionKey } from "../context/session-state.ts";
+import { boundedId, storedSessionKey } from "../core/bounded-id.ts";
 import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "./config.ts";
 import type { HygieneConfig } from "./config.ts";
 import { appendCorrection } from "./corrections.ts";

@@ -8,7 +8,8 @@ import { claimMemoryDelivery, pluginDeliveryClaim, releaseMemoryDelivery } from 
 import { EthosContextRuntime } from "../../src/context/runtime.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
 import type { MemoryContextDeps, RetrieverFactory } from "../../src/context/service.ts";
-import { SessionStates, MAX_STORED_KEY_CHARS } from "../../src/context/session-state.ts";
+import { MAX_STORED_KEY_CHARS } from "../../src/core/bounded-id.ts";
+import { SessionStates } from "../../src/context/session-state.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { setLogDestination } from "../../src/core/log.ts";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";

@@ -8,7 +8,7 @@ import { HYGIENE_CONFIG_DEFAULTS, parseHygieneConfigText } from "../../src/hygie
 import { parseCorrections } from "../../src/hygiene/corrections.ts";
 import { BUILTIN_PATTERNS, compileCustomPatterns, scanMessage, scanWindow } from "../../src/hygiene/patterns.ts";
 import { messageText, triageInboundMessage, triageQueuePath } from "../../src/hygiene/triage.ts";
-import { boundedId, storedSessionKey } from "../../src/context/session-state.ts";
+import { boundedId, storedSessionKey } from "../../src/core/bounded-id.ts";
 
 // [pattern id, message that must match, message that must not match (near miss)]
 const TABLE: Array<[string, string, string]> = [

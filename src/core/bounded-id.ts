@@ -1,0 +1,15 @@
+import crypto from "node:crypto";
+
+/**
+ * Longer session keys (and turn keys, message ids, agent ids) are kept as a hash: a hostile 1 MB
+ * key must cost neither 1 MB of heap nor 1 MB on disk. Shorter ones stay readable as they are.
+ */
+export const MAX_STORED_KEY_CHARS = 256;
+
+export function storedSessionKey(sessionKey: string): string {
+  if (sessionKey.length <= MAX_STORED_KEY_CHARS) return sessionKey;
+  return `sha256:${crypto.createHash("sha256").update(sessionKey).digest("hex")}`;
+}
+
+/** The same bound for any other id a session keeps or writes (turn keys, message ids, agent ids). */
+export const boundedId = storedSessionKey;
