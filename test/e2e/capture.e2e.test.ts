@@ -84,7 +84,9 @@ describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("expl
     expect(written).toMatch(/^- my locker code is 4312 #knowledge <!-- [^>]*status: superseded[^>]*-->$/m);
     expect(written).toMatch(/^- my locker code is 5580 #knowledge <!-- confidence: 1 source: correction [^>]*-->$/m);
 
-    const tag = crypto.randomUUID();
+    // A tag of letters only: it cannot contain 4312, and one unknown word (not a UUID's five) keeps
+    // the question about the locker code for the confidence gate.
+    const tag = Array.from(crypto.randomBytes(8), (byte) => String.fromCharCode(97 + (byte % 26))).join("");
     const question = `Tell me my locker code please (${tag})`;
     const body = withoutIds(bodyOf(await chatSend(gateway, newMainThread(), question)));
     expect(body).toContain("my locker code is 5580");
