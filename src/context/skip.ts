@@ -17,13 +17,13 @@ const TECHNICAL_WORDS = new RegExp(
     [
       "error", "errors", "exception", "stack ?trace", "traceback", "segfault", "stderr", "stdout", "null pointer", "undefined is not",
       "npm", "pnpm", "yarn", "pip", "docker", "dockerfile", "kubectl", "kubernetes", "bash", "zsh", "shell script", "compile", "compiler",
-      "regex", "python", "javascript", "typescript", "node\\.?js", "react", "css", "html", "sql", "postgresql", "mysql", "sqlite",
+      "regex", "python", "javascript", "typescript", "node\\.?js", "react(\\.?js| native| hooks?| components?| router| props)", "css", "html", "sql", "postgresql", "mysql", "sqlite",
       "git", "rebase", "rust", "golang", "java", "json", "yaml", "curl", "eslint", "prettier", "vitest", "jest", "pandas", "numpy",
       "async", "await", "function", "algorithm", "time complexity", "big-o", "cors", "express server", "tcp", "udp", "http post",
       "uuid", "lru cache", "unit test", "monorepo", "github actions", "linked list", "binary search", "hash index", "b-tree",
       "linux", "concurrency", "promises", "memoization", "paginate", "csv", "weakmap", "cron job", "dependency injection",
       "tail call", "race condition", "tuples", "refactor", "inner join", "left join", "command line", "rest api", "cap theorem",
-      "solid principles", "squash", "array\\.prototype\\.\\w+", "jest",
+      "solid principles", "squash(ing)? (\\w+ ){0,3}commits?", "feature branch", "array\\.prototype\\.\\w+", "jest",
     ].join("|") +
     ")\\b",
   "i",
@@ -56,8 +56,12 @@ export function isSmallTalk(query: string): boolean {
   return analyzeText(query).every((term) => SMALL_TALK_TERMS.has(term));
 }
 
+// "react" and "squash" are everyday words ("How do Audrey's dogs react to snow?" is a memory
+// question in LoCoMo): the framework counts as a phrase above, or capitalised inside a sentence.
+const REACT_FRAMEWORK = /\S\s+React\b/;
+
 function looksTechnical(text: string): boolean {
-  return TECHNICAL_WORDS.test(text) || CODE_SHAPES.test(text) || LOG_SHAPES.test(text);
+  return TECHNICAL_WORDS.test(text) || REACT_FRAMEWORK.test(text) || CODE_SHAPES.test(text) || LOG_SHAPES.test(text);
 }
 
 /**

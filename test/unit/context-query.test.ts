@@ -60,6 +60,15 @@ describe("skip rules", () => {
     expect(isTechnicalPrompt("the terror of the abash")).toBe(false);
   });
 
+  it("\"react\" and \"squash\" as everyday words ask memory; the React framework stays technical", () => {
+    expect(reason("How do Audrey's dogs react to snow?")).toBeUndefined();
+    expect(reason("Did Andrew grow squash this summer?")).toBeUndefined();
+    expect(reason("Why does React render this component twice?")).toBe("technical");
+    expect(reason("React hooks run in which order?")).toBe("technical");
+    expect(reason("How do I squash the last three commits in git?")).toBe("technical");
+    expect(reason("How do I squash commits on a feature branch before merging?")).toBe("technical");
+  });
+
   it("skips greetings, thanks and other small talk (no word a memory could answer)", () => {
     expect(reason("Good morning! How's it going?")).toBe("small-talk");
     expect(reason("Hi! Hope you're having a good day.")).toBe("small-talk");
