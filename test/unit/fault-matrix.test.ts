@@ -15,6 +15,7 @@ import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import type { AgentBootstrapEvent } from "../../src/openclaw/events.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
 import { hostList, namesOf, PRIVATE_NAMES } from "./hardening/bootstrap-events.ts";
+import { holdTurnClock } from "./turn-clock.ts";
 
 type Handler = (event: unknown) => Promise<void>;
 const repo = path.resolve(__dirname, "../..");
@@ -29,8 +30,12 @@ beforeAll(async () => {
   setLogDestination(new Writable({ write: (_chunk, _e, cb) => cb() }) as never);
   aci = (await import("../../hooks/aci-bootstrap/handler.ts")).default;
   ethos = (await import("../../hooks/ethos-context/handler.ts")).default;
+  // The turn's wait ends when the search settles, not on real time: a busy machine cannot turn a
+  // search that would have leaked into a timeout that injects nothing.
+  holdTurnClock();
 });
 afterAll(async () => {
+  vi.useRealTimers();
   await flushContextFileWrites();
   vi.unstubAllEnvs();
   setLogDestination(undefined);
@@ -47,6 +52,8 @@ type Row = {
   /** The workspace the event names (default: the prepared one). */
   workspaceDir?: (ws: string) => string;
   check: (names: string[]) => void;
+  /** The turn's memory must carry today's fact: the search ran, so a leak check below means something. */
+  fact?: boolean;
 };
 
 const main = (agent: string) => `agent:${agent}:main`;
@@ -61,7 +68,7 @@ const mkfifo = (file: string) => execFileSync("mkfifo", [file]);
 const BIG_FILE_KIB = Number(process.env.FAULT_MATRIX_BIG_FILE_KIB) || 64;
 
 const ROWS: Row[] = [
-  { fault: "none (baseline, main session)", session: main, check: ownerSet },
+  { fault: "none (baseline, main session)", session: main, check: ownerSet, fact: true },
   { fault: "none (baseline, group)", session: group, check: noPrivate },
   // Parsed on message:received, edited, parsed again on agent:bootstrap (the old abort came on the second parse).
   { fault: "CONFIG.md: 1,000 nested [ (parsed, edited, parsed)", session: main, setup: (ws) => fs.writeFileSync(path.join(ws, "CONFIG.md"), "[".repeat(1000)), event: (_event, ws) => fs.appendFileSync(path.join(ws, "CONFIG.md"), "\n# edited\n"), check: ownerSet },
@@ -71,7 +78,7 @@ const ROWS: Row[] = [
   { fault: "FIFO at memory/<today>.md", session: main, setup: (ws) => { fs.rmSync(path.join(ws, "memory", `${today}.md`)); mkfifo(path.join(ws, "memory", `${today}.md`)); }, check: ownerSet },
   { fault: "FIFO at TOOLS_COMPACT.md", session: group, setup: (ws) => { fs.rmSync(path.join(ws, "TOOLS_COMPACT.md")); mkfifo(path.join(ws, "TOOLS_COMPACT.md")); }, check: (names) => { noPrivate(names); expect(names).not.toContain("TOOLS_COMPACT.md"); } },
   { fault: "memory/ is a link out of the workspace", session: main, setup: (ws) => { fs.rmSync(path.join(ws, "memory"), { recursive: true }); fs.symlinkSync(outsideDir(), path.join(ws, "memory")); }, check: ownerSet },
-  { fault: "CORRECTIONS.md links out of the workspace", session: main, setup: (ws) => fs.symlinkSync(path.join(outsideDir(), "secret.md"), path.join(ws, "CORRECTIONS.md")), check: ownerSet },
+  { fault: "CORRECTIONS.md links out of the workspace", session: main, setup: (ws) => fs.symlinkSync(path.join(outsideDir(), "secret.md"), path.join(ws, "CORRECTIONS.md")), check: ownerSet, fact: true },
   { fault: "TOOLS_COMPACT.md links out of the workspace", session: group, setup: (ws) => { fs.rmSync(path.join(ws, "TOOLS_COMPACT.md")); fs.symlinkSync(path.join(outsideDir(), "secret.md"), path.join(ws, "TOOLS_COMPACT.md")); }, check: (names) => { noPrivate(names); expect(names).not.toContain("TOOLS_COMPACT.md"); } },
   { fault: "binary memory file (NUL bytes)", session: main, setup: (ws) => fs.writeFileSync(path.join(ws, "memory", "blob.md"), Buffer.alloc(512 * 1024, 0)), check: ownerSet },
   { fault: `${BIG_FILE_KIB} KiB memory file of one-line bullets`, session: main, setup: (ws) => fs.writeFileSync(path.join(ws, "memory", "huge.md"), "- sailboat note\n".repeat(Math.floor((BIG_FILE_KIB * 1024) / 16))), check: ownerSet },
@@ -90,7 +97,7 @@ function outsideDir(): string {
   if (!outside) {
     outside = path.join(tmp, "outside");
     fs.mkdirSync(outside, { recursive: true });
-    fs.writeFileSync(path.join(outside, "secret.md"), "- OUTSIDE_SENTINEL the neighbour's pin is 4321\n");
+    fs.writeFileSync(path.join(outside, "secret.md"), "- OUTSIDE_SENTINEL the sailboat goes to the regatta; the neighbour's pin is 4321\n");
   }
   return outside;
 }
@@ -98,9 +105,11 @@ function outsideDir(): string {
 function workspaceFor(index: number): string {
   const ws = path.join(tmp, `ws-${index}`);
   fs.cpSync(path.join(repo, "fixtures/workspace"), ws, { recursive: true });
-  fs.writeFileSync(path.join(ws, "memory", `${today}.md`), `# ${today}\n\n- Jeff wants the sailboat hauled out before the regatta.\n`);
+  fs.writeFileSync(path.join(ws, "memory", `${today}.md`), `# ${today}\n\n- ${FACT}\n`);
   return ws;
 }
+
+const FACT = "Jeff wants the sailboat hauled out before the regatta.";
 
 function bootstrapFor(ws: string, workspaceDir: string, sessionKey: string, agent: string): AgentBootstrapEvent {
   return {
@@ -134,7 +143,9 @@ describe("fault matrix: agent:bootstrap through both hooks", () => {
       const bootMs = performance.now() - started;
       const names = namesOf(event.context.bootstrapFiles);
       row.check(names);
+      // The file outside matches the question: a followed link would put it in the block.
       expect(JSON.stringify(event.context.bootstrapFiles ?? [])).not.toContain("OUTSIDE_SENTINEL");
+      if (row.fact) expect(JSON.stringify(event.context.bootstrapFiles ?? []), row.fault).toContain(FACT);
       expect(Object.prototype).not.toHaveProperty("polluted");
       table.push({ fault: row.fault, result: names.join(", "), bootMs: bootMs.toFixed(1) });
       expect(fs.existsSync(path.resolve("relative-workspace-for-fault-matrix"))).toBe(false);
