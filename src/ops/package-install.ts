@@ -6,7 +6,7 @@ import { cliEnvForConfig, runOpenClaw } from "./openclaw-cli.ts";
 import type { CliResult } from "./openclaw-cli.ts";
 import { editOpenClawJson, readOpenClawJson } from "./openclaw-json.ts";
 import { allowConversationAccess, selectContextEngine } from "./plugin-install.ts";
-import type { InstallParams, InstallUnit, UnitRecord } from "./install-unit.ts";
+import type { InstallParams, InstallUnit } from "./install-unit.ts";
 import { installRecordPath, readRecord, uninstall } from "./install.ts";
 
 // The plugin package (npm pack tarball of dist/plugin/) as an install unit for OpenClaw 2026.9+.
@@ -86,12 +86,12 @@ export function packageUnit(tarball?: string): InstallUnit {
       steps.push("RESTART NEEDED: a running gateway keeps the plugin it has loaded until it restarts (openclaw gateway restart)");
       return { steps, leftovers };
     },
-    revertConfig: (config, record) => revertPackageConfig(config, record),
+    revertConfig: (config) => revertPackageConfig(config),
   };
 }
 
 /** Without the exact restore (the operator edited other settings since): drop our entry and our slot only. */
-export function revertPackageConfig(config: Record<string, unknown>, _record?: UnitRecord): boolean {
+export function revertPackageConfig(config: Record<string, unknown>): boolean {
   const plugins = isObject(config.plugins) ? config.plugins : undefined;
   if (!plugins) return false;
   let changed = false;
@@ -125,14 +125,17 @@ export async function uninstallPackage(params: InstallParams): Promise<PackageUn
   const removal = await unit.uninstall(params, record?.units[PACKAGE_UNIT_ID]);
   // OpenClaw's uninstall rewrites openclaw.json: restoring before it succeeded would be undone by the next try.
   if (removal.leftovers.length > 0) return removal;
-  if (record?.units[PACKAGE_UNIT_ID]) {
+  if (record) {
     const restore = await uninstall(params, [{ ...unit, uninstall: async () => ({ steps: [], leftovers: [] }) }]);
     return { steps: [...removal.steps, ...restore.steps], leftovers: restore.leftovers };
   }
   const edit = await editOpenClawJson(params.configPath, (config) => revertPackageConfig(config));
-  removal.steps.push(
-    edit.changed ? `removed plugins.entries.${PACKAGE_ID} (and our context-engine slot) from ${params.configPath}` : `no keys of ours left in ${params.configPath}`,
-    `no copy of ${params.configPath} from before the install (installed with plain openclaw plugins install, not npm run install-package): the comments and formatting OpenClaw's install dropped cannot come back`,
-  );
+  if (!edit.changed) removal.steps.push(`no keys of ours left in ${params.configPath}`);
+  else {
+    removal.steps.push(
+      `removed plugins.entries.${PACKAGE_ID} (and our context-engine slot) from ${params.configPath}`,
+      `no copy of ${params.configPath} from before the install (installed with plain openclaw plugins install, not npm run install-package): the comments and formatting OpenClaw's install dropped cannot come back`,
+    );
+  }
   return removal;
 }
