@@ -211,3 +211,29 @@ describe("the hook pack (2026.3.x path): a rollback between install and uninstal
     expect(fs.readFileSync(config, "utf8")).toBe(CONFIG);
   });
 });
+
+describe("`openclaw context uninstall` is registered next to status", () => {
+  it("the context command gets both subcommands; uninstall takes --config", async () => {
+    const { registerContextCommands } = await import("../../src/plugin-package/cli.ts");
+    const seen: { commands: string[]; options: Record<string, string[]> } = { commands: [], options: {} };
+    const make = (name: string): Record<string, (...args: never[]) => unknown> => {
+      const node: Record<string, (...args: never[]) => unknown> = {
+        command: (child: string) => {
+          seen.commands.push(child);
+          seen.options[child] = [];
+          return make(child);
+        },
+        description: () => node,
+        option: (flags: string) => {
+          seen.options[name]!.push(flags);
+          return node;
+        },
+        action: () => node,
+      };
+      return node;
+    };
+    registerContextCommands(make("program"));
+    expect(seen.commands).toEqual(["context", "status", "uninstall"]);
+    expect(seen.options.uninstall).toEqual(["--config <file>"]);
+  });
+});
