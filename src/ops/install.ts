@@ -8,6 +8,7 @@ import { HOOK_KEYS } from "../core/records.ts";
 import { expandHome, openClawStateDir } from "../openclaw/config-file.ts";
 import { isObject } from "../openclaw/events.ts";
 import { cliEnvForConfig, parseCliJson, runOpenClaw } from "./openclaw-cli.ts";
+import { differsOnlyInOwnedKeys } from "./config-ownership.ts";
 import { captureHookState, editOpenClawJson, readOpenClawJson, revertHookState, setHookEntries } from "./openclaw-json.ts";
 import type { HookStateRecord } from "./openclaw-json.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
@@ -48,6 +49,8 @@ export type InstallRecord = {
   configBefore: { existed: boolean; text?: string };
   /** sha256 of openclaw.json as install left it: equal at uninstall → restore configBefore verbatim. */
   configAfterSha256?: string;
+  /** openclaw.json as install left it: if only our keys differ at uninstall (config-ownership.ts), restore configBefore verbatim too. */
+  configAfterText?: string;
   /** Hook settings before install (for the structural undo when the file changed since). */
   hookStateBefore: HookStateRecord;
   units: Record<string, UnitRecord>;
@@ -333,7 +336,8 @@ export const hookPackUnit: InstallUnit = {
 /** Every installable unit, in install order (uninstall runs them in reverse). */
 export const INSTALL_UNITS: InstallUnit[] = [hookPackUnit, companionPluginUnit];
 
-async function readRecord(configPath: string): Promise<InstallRecord | undefined> {
+/** The install record next to openclaw.json (undefined: nothing installed through this repo). */
+export async function readRecord(configPath: string): Promise<InstallRecord | undefined> {
   const text = await readText(installRecordPath(configPath));
   if (text === undefined) return undefined;
   const parsed = JSON.parse(text) as Partial<InstallRecord> & { before?: HookStateRecord };
@@ -387,6 +391,7 @@ export async function install(params: InstallParams, units: InstallUnit[] = INST
   }
   const after = await readText(params.configPath);
   record.configAfterSha256 = after === undefined ? undefined : sha256(after);
+  record.configAfterText = after;
   await writeRecord(params.configPath, record);
   return report;
 }
@@ -397,7 +402,9 @@ export type UninstallReport = { steps: string[]; leftovers: string[] };
 async function restoreConfig(params: InstallParams, record: InstallRecord | undefined, units: InstallUnit[]): Promise<string[]> {
   const current = await readText(params.configPath);
   if (record?.configBefore.text !== undefined || record?.configBefore.existed === false) {
-    if (current !== undefined && record.configAfterSha256 === sha256(current)) {
+    // Untouched, or touched only in our keys (a rollback, OpenClaw's own uninstall, its `meta`).
+    const untouched = current !== undefined && (record.configAfterSha256 === sha256(current) || (record.configAfterText !== undefined && differsOnlyInOwnedKeys(current, record.configAfterText)));
+    if (untouched) {
       const backup = await backupBeforeChange(params.configPath, path.dirname(params.configPath));
       if (record.configBefore.existed) await writeFileAtomic(params.configPath, record.configBefore.text!);
       else await fs.rm(params.configPath, { force: true });

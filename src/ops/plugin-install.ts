@@ -40,10 +40,10 @@ export function installedPluginDir(params: Pick<InstallParams, "mode" | "workspa
 }
 
 /** Set plugins.entries.<id>.hooks.allowConversationAccess: true (9.x only). */
-export function allowConversationAccess(config: Record<string, unknown>): boolean {
+export function allowConversationAccess(config: Record<string, unknown>, pluginId: string = PLUGIN_ID): boolean {
   const plugins = (isObject(config.plugins) ? config.plugins : (config.plugins = {})) as Record<string, unknown>;
   const entries = (isObject(plugins.entries) ? plugins.entries : (plugins.entries = {})) as Record<string, unknown>;
-  const entry = (isObject(entries[PLUGIN_ID]) ? entries[PLUGIN_ID] : (entries[PLUGIN_ID] = {})) as Record<string, unknown>;
+  const entry = (isObject(entries[pluginId]) ? entries[pluginId] : (entries[pluginId] = {})) as Record<string, unknown>;
   const hooks = (isObject(entry.hooks) ? entry.hooks : (entry.hooks = {})) as Record<string, unknown>;
   if (hooks.allowConversationAccess === true) return false;
   hooks.allowConversationAccess = true;
@@ -55,14 +55,14 @@ export function allowConversationAccess(config: Record<string, unknown>): boolea
  * runtime-context carrier (docs/plugin.md). Only when no other engine is configured: only one engine
  * can be active, and an operator's own engine wins (the plugin then keeps prependContext).
  */
-export function selectContextEngine(config: Record<string, unknown>): { changed: boolean; engine: string } {
+export function selectContextEngine(config: Record<string, unknown>, pluginId: string = PLUGIN_ID): { changed: boolean; engine: string } {
   const plugins = (isObject(config.plugins) ? config.plugins : (config.plugins = {})) as Record<string, unknown>;
   const slots = (isObject(plugins.slots) ? plugins.slots : (plugins.slots = {})) as Record<string, unknown>;
   const current = typeof slots.contextEngine === "string" && slots.contextEngine.trim() ? slots.contextEngine.trim() : "legacy";
-  if (current === PLUGIN_ID) return { changed: false, engine: current };
+  if (current === pluginId) return { changed: false, engine: current };
   if (current !== "legacy") return { changed: false, engine: current };
-  slots.contextEngine = PLUGIN_ID;
-  return { changed: true, engine: PLUGIN_ID };
+  slots.contextEngine = pluginId;
+  return { changed: true, engine: pluginId };
 }
 
 /** Remove what the plugin install put into openclaw.json (entry, install record, load path). */

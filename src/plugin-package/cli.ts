@@ -10,6 +10,7 @@ import { findOpenClawCli } from "../ops/openclaw-cli.ts";
 import { resolveWorkspace } from "../ops/paths.ts";
 import { collectStatus, formatStatus } from "../ops/status.ts";
 import { PACKAGE_PLUGIN_ID, parsePackageConfig } from "./config.ts";
+import { registerUninstallCommand } from "./uninstall-command.ts";
 
 /** The part of commander's Command this file uses (OpenClaw passes its own `program`). */
 export type CommandLike = {
@@ -73,4 +74,5 @@ export function registerContextCommands(program: unknown): void {
     .action(async (options) => {
       process.stdout.write(`${await statusText(options as StatusOptions)}\n`);
     });
+  registerUninstallCommand(context);
 }

@@ -2,8 +2,10 @@
 // `npm run install-hooks` through the real `openclaw` CLI → the next turn gets the bundle's file set
 // → the hooks' log file and `npm run status` tell what happened → `install-hooks --uninstall` →
 // the next turn is OpenClaw's bulk injection again, the pack is gone and openclaw.json is back byte
-// for byte (comments included). On 2026.9.6 also: rollback --phase 2 (disable aci-bootstrap) gives
-// the bulk set back with the workspace unchanged, and capture-baseline --live records /context json.
+// for byte (comments included). rollback --phase 2 (disable aci-bootstrap) gives the bulk set back:
+// on 2026.3.13 between install and uninstall (which then still restores byte for byte), on 2026.9.6
+// after a second install with the workspace unchanged (AC-8); there capture-baseline --live records
+// /context json.
 // One gateway per version, shared by its tests (they run in order).
 import fs from "node:fs";
 import os from "node:os";
@@ -123,6 +125,20 @@ for (const version of ["2026.3.13", "2026.9.6"]) {
         expect(result.stdout).toContain(`## OpenClaw's own report (/context json, ${MAIN})`);
         expect(result.stdout).toMatch(/^SOUL\.md\s+false\s+\d+\s+\d+/m);
       }, 180_000);
+    }
+
+    if (version === "2026.3.13") {
+      // 2026.9.6 checks the rollback after a second install (AC-8 below); here it sits between
+      // install and uninstall, so the uninstall after it must still restore openclaw.json exactly.
+      it("rollback --phase 2 (openclaw hooks disable aci-bootstrap) → after a restart the next turn is bulk injection again", async () => {
+        const result = await runOpsScript("rollback.ts", ["--phase", "2"], env);
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain("via openclaw-cli");
+        await gw.restart();
+        const files = await turnUntil((names) => names.includes("AGENTS.md") && !names.includes("TOOLS_COMPACT.md"));
+        expect(files).toEqual(expect.arrayContaining(BULK));
+        expect(files).not.toContain("TOOLS_COMPACT.md");
+      }, 360_000);
     }
 
     it("install-hooks --uninstall: pack gone, openclaw.json back byte for byte, the next turn is bulk injection again", async () => {

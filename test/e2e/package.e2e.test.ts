@@ -1,20 +1,25 @@
-// The packaged plugin end to end on a real OpenClaw 2026.9.6 gateway (issue 18, first slice):
-// `npm run build:plugin` + `npm pack` → `openclaw plugins install <tarball>` into a fresh state dir →
-// a main-session turn gets the session-aware file set and the memory fact → `openclaw context
-// status` → the plugin's switch off (`enabled: false`) → the next turn is OpenClaw's default →
-// `openclaw plugins uninstall`. What it relies on is in HOOK_ASSUMPTIONS.md ("Plugin package").
-// The hook pack and the companion plugin are not installed here: the tarball is the only artifact.
+// The packaged plugin end to end on a real OpenClaw 2026.9.6 gateway (issue 18):
+// `npm run build:plugin` + `npm pack` → `npm run install-package -- <tarball>` (saves openclaw.json,
+// which has an operator's comments, then `openclaw plugins install <tarball> --force
+// --accept-capabilities`) → a main-session turn gets the session-aware file set and the memory fact →
+// `openclaw context status` → the rollback (`config.enabled false`): the next turn is OpenClaw's
+// default → `openclaw context uninstall`: openclaw.json is byte for byte what it was before the
+// install → the next turn is OpenClaw's default. What it relies on is in HOOK_ASSUMPTIONS.md
+// ("Plugin package"). The hook pack and the companion plugin are not installed: the tarball is the
+// only artifact.
 import crypto from "node:crypto";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import JSON5 from "json5";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlugin } from "../../scripts/build-plugin.ts";
+import { runOpsScript } from "../unit/ops-run-script.ts";
 import { readAssumptionsDoc } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
-import { deepMerge, startGateway } from "./gateway.ts";
+import { GATEWAY_TOKEN, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
 
 const run = promisify(execFile);
@@ -23,6 +28,19 @@ const PLUGIN_ID = "openclaw-context";
 const MAIN = "agent:main:main";
 const FACT = "Halcyon Drift";
 const BUNDLE_MAIN = ["SOUL.md", "USER.md", "TOOLS_COMPACT.md"];
+/** An operator's comments: OpenClaw's install strips them, `openclaw context uninstall` must bring them back. */
+const OPERATOR_COMMENT = "// my gateway, edited by hand\n";
+
+/** Key paths (up to three levels) in `after` that `before` does not have: what a config write added. */
+function addedKeys(before: unknown, after: unknown, prefix: string[] = []): string[] {
+  if (typeof after !== "object" || after === null || Array.isArray(after)) return [];
+  const old = typeof before === "object" && before !== null ? (before as Record<string, unknown>) : {};
+  return Object.entries(after as Record<string, unknown>).flatMap(([key, value]) => {
+    const at = [...prefix, key];
+    if (at.length === 3 || typeof value !== "object" || value === null) return key in old ? [] : [at.join(".")];
+    return addedKeys(old[key], value, at);
+  });
+}
 
 /** Which workspace files the system prompt holds (Project Context headings are `## <abs path>`). */
 function injected(turn: TurnResult, workspace: string): string[] {
@@ -35,6 +53,8 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
   let tarball: string;
   let tarFiles: string[];
   let defaultFiles: string[];
+  let configBefore: string;
+  let operatorEnv: NodeJS.ProcessEnv;
   const observed: Observations = {};
 
   /** chat.send, the model request, then the end of the run (the next step starts on a finished turn). */
@@ -44,7 +64,6 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     if (typeof runId === "string") await gw.cli(["gateway", "call", "agent.wait", "--params", JSON.stringify({ runId, timeoutMs: 600_000 }), "--json", "--timeout", "605000"], 620_000);
     return result;
   }
-  const readConfig = () => JSON.parse(fs.readFileSync(gw.configPath, "utf8")) as { plugins?: { entries?: Record<string, unknown> } };
 
   beforeAll(async () => {
     buildDir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-context-package-"));
@@ -57,6 +76,21 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     // Reload mode off: config edits take effect at the restarts the test waits for, never in a hot
     // reload racing one (a `config set` followed by a restart left the next gateway not listening).
     gw = await startGateway({ version: VERSION, installPack: false, installProbe: false, config: { gateway: { reload: { mode: "off" } } } });
+    // The clone's script calls `openclaw` as an operator's shell would: a wrapper around the pinned CLI.
+    const wrapper = path.join(gw.root, "bin", "openclaw");
+    fs.mkdirSync(path.dirname(wrapper), { recursive: true });
+    fs.writeFileSync(wrapper, `#!/bin/sh\nexec "${gw.installed.nodeBin}" "${gw.installed.openclawEntry}" "$@"\n`, { mode: 0o755 });
+    operatorEnv = {
+      HOME: gw.home,
+      OPENCLAW_STATE_DIR: gw.stateDir,
+      OPENCLAW_CONFIG_PATH: gw.configPath,
+      OPENCLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
+      OPENCLAW_CLI: wrapper,
+      npm_config_cache: path.join(os.homedir(), ".npm"),
+      PATH: `${path.dirname(gw.installed.nodeBin)}${path.delimiter}${process.env.PATH ?? ""}`,
+    };
+    // The operator's comments, in the file the gateway started on (it reads openclaw.json only at start here).
+    fs.writeFileSync(gw.configPath, OPERATOR_COMMENT + fs.readFileSync(gw.configPath, "utf8").replace('"mode": "off"', '"mode": "off" /* restarts only */'));
   }, 900_000);
 
   afterAll(async () => {
@@ -79,17 +113,23 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     expect(JSON.stringify(before.request.body)).not.toContain(FACT);
   });
 
-  it("`openclaw plugins install <tarball> --force --accept-capabilities` installs it; the next main turn gets the session-aware set and the memory fact", { timeout: 900_000 }, async () => {
-    const out = await gw.cli(["plugins", "install", tarball, "--force", "--accept-capabilities"], 300_000);
-    expect(out).toContain(`Installed plugin: ${PLUGIN_ID}`);
+  it("`npm run install-package -- <tarball>` saves openclaw.json and runs `openclaw plugins install <tarball> --force --accept-capabilities`; the next main turn gets the session-aware set and the memory fact", { timeout: 900_000 }, async () => {
+    configBefore = fs.readFileSync(gw.configPath, "utf8");
+    expect(configBefore).toContain(OPERATOR_COMMENT);
+    const result = await runOpsScript("install-package.ts", [tarball], operatorEnv, 600_000);
+    expect(result.stderr).not.toMatch(/FAILED|error/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`openclaw plugins install ${tarball} --force --accept-capabilities`);
+    expect(result.stdout).toContain(`plugins.slots.contextEngine: ${PLUGIN_ID} written`);
     const installedDir = path.join(gw.stateDir, "extensions", PLUGIN_ID);
     observed.packageInstallDir = fs.existsSync(path.join(installedDir, "index.js")) ? "<state>/extensions/openclaw-context" : "elsewhere";
     observed.packageInstallNoNodeModules = fs.existsSync(path.join(installedDir, "node_modules")) ? "no" : "yes";
-    // What an operator adds once (README): conversation access for before_prompt_build, our engine in the slot.
-    const config = deepMerge(readConfig() as Record<string, unknown>, {
-      plugins: { slots: { contextEngine: PLUGIN_ID }, entries: { [PLUGIN_ID]: { hooks: { allowConversationAccess: true }, config: { waitMs: 10_000 } } } },
-    });
-    fs.writeFileSync(gw.configPath, `${JSON.stringify(config, null, 2)}\n`);
+    // What OpenClaw's install wrote (the script's own two keys, hooks.allowConversationAccess and the slot, sit under these).
+    const afterInstall = fs.readFileSync(gw.configPath, "utf8");
+    const added = addedKeys(JSON5.parse(configBefore), JSON5.parse(afterInstall)).filter((key) => key !== "plugins.slots.contextEngine");
+    observed.packageInstallConfigRewrite = `comments ${afterInstall.includes(OPERATOR_COMMENT.trim()) ? "kept" : "stripped"}; added ${added.sort().join(", ")}`;
+    const inspect = await gw.cli(["plugins", "inspect", PLUGIN_ID], 120_000);
+    observed.packageInstallRecord = `${/^\s*Source: archive$/m.test(inspect) ? "plugins inspect: Source: archive" : "not in plugins inspect"}; ${"installs" in ((JSON5.parse(afterInstall) as { plugins?: object }).plugins ?? {}) ? "plugins.installs in openclaw.json" : "not in openclaw.json"}`;
     await gw.restart();
     expect(gw.logs()).toContain(`[${PLUGIN_ID}] serving OpenClaw ${VERSION}; memory delivery: runtime-context carrier through context engine ${PLUGIN_ID}`);
 
@@ -110,19 +150,31 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     observed.registerCliCommand = out.includes(`Plugin package (${PLUGIN_ID})`) ? "openclaw context status" : "missing";
   });
 
-  it("the switch off (`openclaw config set plugins.entries.openclaw-context.config.enabled false`): the next turn is OpenClaw's default, without memory", { timeout: 900_000 }, async () => {
+  it("the rollback (`openclaw config set plugins.entries.openclaw-context.config.enabled false`): the next turn is OpenClaw's default, without memory", { timeout: 900_000 }, async () => {
     await gw.cli(["config", "set", `plugins.entries.${PLUGIN_ID}.config.enabled`, "false"], 120_000);
     // A restart (waited for; reload mode is off): the next turn runs on the new config.
     await gw.restart();
+    expect(gw.logs()).toContain(`[${PLUGIN_ID}] enabled: false: OpenClaw's default bootstrap files, no memory`);
     const after = await turn("What is my sailboat named, and where is it moored?");
     expect(injected(after, gw.workspaceDir)).toEqual(defaultFiles);
     expect(JSON.stringify(after.request.body)).not.toContain(FACT);
   });
 
-  it("`openclaw plugins uninstall openclaw-context --force` removes the installed folder", { timeout: 300_000 }, async () => {
-    await gw.cli(["plugins", "uninstall", PLUGIN_ID, "--force"], 240_000);
-    expect(fs.existsSync(path.join(gw.stateDir, "extensions", PLUGIN_ID))).toBe(false);
-    observed.packageUninstallEntryLeft = JSON.stringify(readConfig().plugins?.entries?.[PLUGIN_ID] ?? null);
+  it("`openclaw context uninstall`: OpenClaw's uninstall, then openclaw.json byte for byte as before the install (comments included); the next turn is OpenClaw's default", { timeout: 900_000 }, async () => {
+    const out = await gw.cli(["context", "uninstall"], 300_000);
+    expect(out).toContain("Uninstalled.");
+    observed.packageUninstallEntryLeft = /it left plugins\.entries\.openclaw-context = (.+)$/m.exec(out)?.[1] ?? "not reported";
+    expect(fs.readFileSync(gw.configPath, "utf8")).toBe(configBefore);
+    observed.packageUninstallExactRestore = "yes";
+    expect(fs.existsSync(path.join(gw.stateDir, "extensions"))).toBe(false);
+    expect(fs.existsSync(path.join(gw.stateDir, "openclaw-context.install-state.json"))).toBe(false);
+    // OpenClaw's own install record (state database) went with its uninstall.
+    await expect(gw.cli(["plugins", "inspect", PLUGIN_ID], 120_000)).rejects.toThrow();
+    await gw.restart();
+    const after = await turn("What is my sailboat named, and where is it moored?");
+    expect(injected(after, gw.workspaceDir)).toEqual(defaultFiles);
+    expect(JSON.stringify(after.request.body)).not.toContain(FACT);
+    expect(gw.logs().split("\n").filter((line) => line.includes(`[${PLUGIN_ID}] serving`))).toHaveLength(1);
   });
 
   it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {
@@ -133,7 +185,16 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
       if (cell === undefined) return [`${id}: no row (observed ${JSON.stringify(value)})`];
       return cell.replaceAll("`", "") === value ? [] : [`${id}: doc says ${JSON.stringify(cell)}, observed ${JSON.stringify(value)}`];
     });
-    expect(Object.keys(observed).sort()).toEqual(["packageInstallDir", "packageInstallNoNodeModules", "packageUninstallEntryLeft", "registerCliCommand", "registerHookBootstrap"]);
+    expect(Object.keys(observed).sort()).toEqual([
+      "packageInstallConfigRewrite",
+      "packageInstallDir",
+      "packageInstallNoNodeModules",
+      "packageInstallRecord",
+      "packageUninstallEntryLeft",
+      "packageUninstallExactRestore",
+      "registerCliCommand",
+      "registerHookBootstrap",
+    ]);
     expect(mismatches).toEqual([]);
   });
 });

@@ -1,0 +1,239 @@
+// The plugin package's install / uninstall with the exact restore of openclaw.json (issue 18 item 4),
+// against a stand-in `openclaw` that edits openclaw.json the way 2026.9.6 was seen to
+// (HOOK_ASSUMPTIONS.md "Plugin package"): install strips comments and adds `meta` and our entry,
+// `config set` writes a key, uninstall removes the folder and the slot and leaves
+// `plugins.entries.openclaw-context: { enabled: false }`. The real CLI: test/e2e/package.e2e.test.ts.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import JSON5 from "json5";
+import { describe, expect, it } from "vitest";
+import { differsOnlyInOwnedKeys, withoutOwnedKeys } from "../../src/ops/config-ownership.ts";
+import { makeFakeOpenClaw } from "./ops-fake-openclaw.ts";
+import { REPO_ROOT, runOpsScript } from "./ops-run-script.ts";
+
+const CONFIG = `// my gateway, edited by hand
+{
+  /* model */
+  "agents": { "defaults": { "model": { "primary": "mock/mock" } } }, // trailing
+  "plugins": { "slots": { "memory": "none" } },
+}
+`;
+
+const FAKE = String.raw`
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+const require = createRequire(process.env.FAKE_OPENCLAW_REPO + "/package.json");
+const JSON5 = require("json5");
+const args = process.argv.slice(2);
+fs.appendFileSync(process.env.FAKE_OPENCLAW_LOG, JSON.stringify(args) + "\n");
+const configPath = process.env.OPENCLAW_CONFIG_PATH;
+const dir = path.join(process.env.OPENCLAW_STATE_DIR, "extensions", "openclaw-context");
+const read = () => (fs.existsSync(configPath) ? JSON5.parse(fs.readFileSync(configPath, "utf8")) : {});
+const write = (cfg) => { cfg.meta = { lastTouchedVersion: "2026.9.6", lastTouchedAt: String(process.hrtime.bigint()) }; fs.writeFileSync(configPath, JSON.stringify(cfg, null, 2) + "\n"); };
+if (args[0] === "plugins" && args[1] === "install") {
+  if (!args.includes("--force") || !args.includes("--accept-capabilities")) { console.error("Install cancelled"); process.exit(1); }
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "index.js"), "export default {};\n");
+  const cfg = read(); cfg.plugins ??= {}; cfg.plugins.entries ??= {}; cfg.plugins.entries["openclaw-context"] = { enabled: true };
+  write(cfg);
+  console.log("Installed plugin: openclaw-context");
+} else if (args[0] === "plugins" && args[1] === "uninstall") {
+  if (process.env.FAKE_OPENCLAW_FAIL === "uninstall") { console.error("database is locked"); process.exit(1); }
+  if (!fs.existsSync(dir)) { console.error("Plugin not found: openclaw-context"); process.exit(1); }
+  fs.rmSync(dir, { recursive: true });
+  const cfg = read();
+  if (cfg.plugins?.slots?.contextEngine === "openclaw-context") delete cfg.plugins.slots.contextEngine;
+  cfg.plugins.entries["openclaw-context"] = { enabled: false };
+  write(cfg);
+  console.log('Uninstalled plugin "openclaw-context".');
+} else if (args[0] === "config" && args[1] === "set") {
+  const cfg = read(); const keys = args[2].split("."); let node = cfg;
+  for (const key of keys.slice(0, -1)) node = node[key] ??= {};
+  node[keys.at(-1)] = JSON.parse(args[3]);
+  write(cfg);
+} else console.log("ok");
+`;
+
+function setup(configText: string | undefined = CONFIG) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "pkg-inst-"));
+  const config = path.join(root, "openclaw.json");
+  const state = path.join(root, "state");
+  if (configText !== undefined) fs.writeFileSync(config, configText);
+  const script = path.join(root, "fake-openclaw.mjs");
+  fs.writeFileSync(script, FAKE);
+  const log = path.join(root, "calls.log");
+  fs.writeFileSync(log, "");
+  const bin = path.join(root, "openclaw");
+  fs.writeFileSync(bin, `#!/bin/sh\nFAKE_OPENCLAW_LOG="${log}" FAKE_OPENCLAW_REPO="${REPO_ROOT}" exec "${process.execPath}" "${script}" "$@"\n`, { mode: 0o755 });
+  const tarball = path.join(root, "openclaw-context-0.1.0.tgz");
+  fs.writeFileSync(tarball, "");
+  const env = { OPENCLAW_CLI: bin, OPENCLAW_STATE_DIR: state, OPENCLAW_CONFIG_PATH: config };
+  const calls = () => fs.readFileSync(log, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as string[]);
+  /** The stand-in CLI run directly (an operator's `openclaw config set …`). */
+  const openclaw = (...args: string[]) => execFileSync(bin, args, { env: { ...process.env, ...env }, encoding: "utf8" });
+  return { root, config, state, tarball, env, calls, openclaw, record: path.join(root, "openclaw-context.install-state.json") };
+}
+
+describe("which changes leave the exact restore possible (config-ownership.ts)", () => {
+  const installed = JSON.stringify({ agents: { x: 1 }, plugins: { entries: { "openclaw-context": { enabled: true } }, slots: { contextEngine: "openclaw-context" } }, meta: { lastTouchedVersion: "2026.9.6" } });
+
+  it("our switch, OpenClaw's uninstall leftovers and its meta are ours; comments, order and formatting do not count", () => {
+    const rolledBack = `// note\n{ "meta": { "lastTouchedAt": "later" }, "plugins": { "entries": { "openclaw-context": { "enabled": false } } }, "agents": { "x": 1, }, }`;
+    expect(differsOnlyInOwnedKeys(rolledBack, installed)).toBe(true);
+    expect(withoutOwnedKeys(rolledBack)).toEqual({ agents: { x: 1 } });
+  });
+
+  it("an operator's edit anywhere else, or another engine in the slot, is not ours", () => {
+    expect(differsOnlyInOwnedKeys(JSON.stringify({ agents: { x: 2 }, plugins: { entries: { "openclaw-context": { enabled: true } } } }), installed)).toBe(false);
+    expect(differsOnlyInOwnedKeys(JSON.stringify({ agents: { x: 1 }, plugins: { slots: { contextEngine: "lossless" } } }), installed)).toBe(false);
+    expect(differsOnlyInOwnedKeys(JSON.stringify({ agents: { x: 1 }, plugins: { entries: { other: { enabled: true } } } }), installed)).toBe(false);
+  });
+
+  it("the hook pack's switches (hooks disable) are ours, its hooks' other settings are not", () => {
+    const pack = (enabled: boolean, topK = 5) => JSON.stringify({ hooks: { internal: { enabled: true, entries: { "aci-bootstrap": { enabled }, "ethos-context": { enabled: true, searchTopK: topK } } } } });
+    expect(differsOnlyInOwnedKeys(pack(false), pack(true))).toBe(true);
+    expect(differsOnlyInOwnedKeys(pack(true, 9), pack(true))).toBe(false);
+  });
+
+  it("an unparsable file never counts as unchanged", () => {
+    expect(differsOnlyInOwnedKeys("{ nope", installed)).toBe(false);
+  });
+});
+
+describe("npm run install-package / openclaw context uninstall", () => {
+  it("install → switch off → uninstall: OpenClaw's uninstall runs, then openclaw.json is back byte for byte and the extensions folder install created is gone", async () => {
+    const t = setup();
+    const installed = await runOpsScript("install-package.ts", [t.tarball], t.env);
+    expect(installed.stderr).not.toMatch(/error|FAILED/);
+    expect(installed.code).toBe(0);
+    expect(t.calls()[0]).toEqual(["plugins", "install", t.tarball, "--force", "--accept-capabilities"]);
+    const cfg = JSON5.parse(fs.readFileSync(t.config, "utf8"));
+    expect(cfg.plugins).toMatchObject({ slots: { memory: "none", contextEngine: "openclaw-context" }, entries: { "openclaw-context": { enabled: true, hooks: { allowConversationAccess: true } } } });
+    expect(fs.readFileSync(t.config, "utf8")).not.toContain("// my gateway");
+    expect(installed.stdout).toContain("RESTART NEEDED");
+
+    t.openclaw("config", "set", "plugins.entries.openclaw-context.config.enabled", "false");
+    expect(JSON5.parse(fs.readFileSync(t.config, "utf8")).plugins.entries["openclaw-context"].config).toEqual({ enabled: false });
+
+    const removed = await runOpsScript("install-package.ts", ["--uninstall"], t.env);
+    expect(removed.stderr).not.toMatch(/error|FAILED/);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain('it left plugins.entries.openclaw-context = {"enabled":false}');
+    expect(removed.stdout).toContain("restored exactly as it was before install (comments included)");
+    expect(fs.readFileSync(t.config, "utf8")).toBe(CONFIG);
+    expect(fs.existsSync(path.join(t.state, "extensions"))).toBe(false);
+    expect(fs.existsSync(t.record)).toBe(false);
+    expect(t.calls().at(-1)).toEqual(["plugins", "uninstall", "openclaw-context", "--force"]);
+  });
+
+  it("another engine already in the slot stays, and is still there after uninstall", async () => {
+    const t = setup(`{ "plugins": { "slots": { "contextEngine": "lossless" } } }\n`);
+    const installed = await runOpsScript("install-package.ts", [t.tarball], t.env);
+    expect(installed.stdout).toContain("plugins.slots.contextEngine is lossless: left as it is");
+    expect((await runOpsScript("install-package.ts", ["--uninstall"], t.env)).code).toBe(0);
+    expect(fs.readFileSync(t.config, "utf8")).toBe(`{ "plugins": { "slots": { "contextEngine": "lossless" } } }\n`);
+  });
+
+  it("an operator's edit since install: only our keys go, the edit stays, the pre-install file is saved next to it", async () => {
+    const t = setup();
+    expect((await runOpsScript("install-package.ts", [t.tarball], t.env)).code).toBe(0);
+    const edited = JSON5.parse(fs.readFileSync(t.config, "utf8"));
+    edited.agents.defaults.model.primary = "mock/other";
+    fs.writeFileSync(t.config, JSON.stringify(edited, null, 2));
+    const removed = await runOpsScript("install-package.ts", ["--uninstall"], t.env);
+    expect(removed.code).toBe(0);
+    const after = JSON5.parse(fs.readFileSync(t.config, "utf8"));
+    expect(after.agents.defaults.model.primary).toBe("mock/other");
+    expect(after.plugins).toEqual({ slots: { memory: "none" }, entries: {} });
+    expect(fs.readFileSync(`${t.config}.before-openclaw-context`, "utf8")).toBe(CONFIG);
+  });
+
+  it("when OpenClaw's uninstall fails, openclaw.json is not touched and the record stays for a second run", async () => {
+    const t = setup();
+    expect((await runOpsScript("install-package.ts", [t.tarball], t.env)).code).toBe(0);
+    const installedText = fs.readFileSync(t.config, "utf8");
+    const failed = await runOpsScript("install-package.ts", ["--uninstall"], { ...t.env, FAKE_OPENCLAW_FAIL: "uninstall" });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("openclaw plugins uninstall openclaw-context --force failed (exit 1): database is locked");
+    expect(fs.readFileSync(t.config, "utf8")).toBe(installedText);
+    expect(fs.existsSync(t.record)).toBe(true);
+    expect((await runOpsScript("install-package.ts", ["--uninstall"], t.env)).code).toBe(0);
+    expect(fs.readFileSync(t.config, "utf8")).toBe(CONFIG);
+  });
+
+  it("installed with plain `openclaw plugins install` (no saved copy): our keys go and it says the comments cannot come back", async () => {
+    const t = setup();
+    t.openclaw("plugins", "install", t.tarball, "--force", "--accept-capabilities");
+    const removed = await runOpsScript("install-package.ts", ["--uninstall"], t.env);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain("the comments and formatting OpenClaw's install dropped cannot come back");
+    const after = JSON5.parse(fs.readFileSync(t.config, "utf8"));
+    expect(after.plugins).toEqual({ slots: { memory: "none" }, entries: {} });
+    expect(after.agents.defaults.model.primary).toBe("mock/mock");
+  });
+
+  it("refuses when the record is a hook-pack install (npm run install-hooks -- --uninstall removes that)", async () => {
+    const t = setup();
+    fs.writeFileSync(t.record, JSON.stringify({ pack: "openclaw-context", version: 2, mode: "pack", configBefore: { existed: true, text: CONFIG }, hookStateBefore: { entries: {} }, units: { "hook-pack": { mode: "pack", path: "/x" } } }));
+    const removed = await runOpsScript("install-package.ts", ["--uninstall"], t.env);
+    expect(removed.code).toBe(1);
+    expect(removed.stderr).toContain("records a hook-pack install (hook-pack): remove it with npm run install-hooks -- --uninstall");
+    expect(t.calls()).toEqual([]);
+  });
+
+  it("bad usage exits 2", async () => {
+    const t = setup();
+    expect((await runOpsScript("install-package.ts", [], t.env)).code).toBe(2);
+    expect((await runOpsScript("install-package.ts", [t.tarball], { ...t.env, OPENCLAW_CLI: "", PATH: "/nonexistent" })).code).toBe(2);
+  });
+});
+
+describe("the hook pack (2026.3.x path): a rollback between install and uninstall keeps the exact restore", () => {
+  it("install-hooks → rollback --phase 2 (openclaw hooks disable) → install-hooks --uninstall: openclaw.json back byte for byte", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "pack-rollback-"));
+    const ws = path.join(root, "workspace");
+    fs.mkdirSync(ws);
+    const config = path.join(root, "openclaw.json");
+    fs.writeFileSync(config, CONFIG);
+    const fake = makeFakeOpenClaw();
+    const env = { OPENCLAW_CLI: fake.bin, OPENCLAW_STATE_DIR: path.join(root, "state"), FAKE_OPENCLAW_VERSION: "2026.3.13" };
+    expect((await runOpsScript("install.ts", ["--workspace", ws, "--config", config], env)).code).toBe(0);
+    const rollback = await runOpsScript("rollback.ts", ["--phase", "2", "--workspace", ws, "--config", config], env);
+    expect(rollback.stdout).toContain("via openclaw-cli");
+    expect(JSON5.parse(fs.readFileSync(config, "utf8")).hooks.internal.entries["aci-bootstrap"].enabled).toBe(false);
+    const removed = await runOpsScript("install.ts", ["--workspace", ws, "--config", config, "--uninstall"], env);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain("restored exactly as it was before install");
+    expect(fs.readFileSync(config, "utf8")).toBe(CONFIG);
+  });
+});
+
+describe("`openclaw context uninstall` is registered next to status", () => {
+  it("the context command gets both subcommands; uninstall takes --config", async () => {
+    const { registerContextCommands } = await import("../../src/plugin-package/cli.ts");
+    const seen: { commands: string[]; options: Record<string, string[]> } = { commands: [], options: {} };
+    const make = (name: string): Record<string, (...args: never[]) => unknown> => {
+      const node: Record<string, (...args: never[]) => unknown> = {
+        command: (child: string) => {
+          seen.commands.push(child);
+          seen.options[child] = [];
+          return make(child);
+        },
+        description: () => node,
+        option: (flags: string) => {
+          seen.options[name]!.push(flags);
+          return node;
+        },
+        action: () => node,
+      };
+      return node;
+    };
+    registerContextCommands(make("program"));
+    expect(seen.commands).toEqual(["context", "status", "uninstall"]);
+    expect(seen.options.uninstall).toEqual(["--config <file>"]);
+  });
+});
