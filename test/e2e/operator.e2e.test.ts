@@ -16,7 +16,8 @@ import { GATEWAY_TOKEN, hashTree, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
 
 const MAIN = "agent:main:main";
-const TURN_WAIT_MS = 45_000;
+/** Turns sent while waiting for a config reload to take effect. */
+const MAX_TURNS = 20;
 const BULK = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"];
 const BUNDLE_MAIN = ["SOUL.md", "USER.md", "TOOLS_COMPACT.md"];
 /** An operator's comment: install's CLI strips it, uninstall must bring it back. */
@@ -34,11 +35,13 @@ for (const version of ["2026.3.13", "2026.9.6"]) {
     let configBefore: string;
     let logFile: string;
 
-    /** Config reloads are asynchronous (hybrid mode): send turns until `done`, bounded by TURN_WAIT_MS. */
+    /**
+     * Config reloads are asynchronous (hybrid mode): send turns until `done`. Bounded by a count of
+     * turns, not by seconds: on a slow machine each turn takes longer and the reload gets that time too.
+     */
     async function turnUntil(done: (files: string[]) => boolean): Promise<string[]> {
-      const deadline = Date.now() + TURN_WAIT_MS;
       let files: string[] = [];
-      while (Date.now() < deadline) {
+      for (let attempt = 0; attempt < MAX_TURNS; attempt += 1) {
         files = injected(await gw.agentTurn(MAIN), gw.workspaceDir);
         if (done(files)) return files;
         await new Promise((resolve) => setTimeout(resolve, 2_000));
