@@ -11,6 +11,7 @@ import { CheckFailedError, UsageError } from "../../src/ops/cli.ts";
 import { NPM_RUN, OPENCLAW_CONTEXT, usage } from "../../src/ops/commands/command.ts";
 import type { OperatorCommand } from "../../src/ops/commands/command.ts";
 import { OPERATOR_COMMANDS } from "../../src/ops/commands/index.ts";
+import { rollback } from "../../src/ops/rollback.ts";
 import { collectStatus, formatStatus } from "../../src/ops/status.ts";
 import { CONTEXT_GROUP_DESCRIPTION, registerContextCommands } from "../../src/plugin-package/cli.ts";
 import type { CommandLike } from "../../src/plugin-package/cli.ts";
@@ -252,5 +253,39 @@ describe("status with the plugin package installed", () => {
     expect(neitherText).toMatch(/hook-pack: not installed \(looked in /);
     expect(neitherText).toMatch(/aci-bootstrap: (enabled|disabled)/);
     for (const m of [folderOnly, both, neither]) fs.rmSync(m.root, { recursive: true, force: true });
+  });
+});
+
+describe("rollback's \"disable the hook\" with the plugin package installed", () => {
+  function setup(config: string) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "operator-rollback-"));
+    const state = path.join(root, "state");
+    fs.mkdirSync(path.join(state, "extensions", "openclaw-context"), { recursive: true });
+    fs.writeFileSync(path.join(state, "extensions", "openclaw-context", "openclaw.plugin.json"), "{}");
+    const configPath = path.join(state, "openclaw.json");
+    fs.writeFileSync(configPath, config);
+    return { root, configPath, workspace: path.join(root, "ws"), env: { OPENCLAW_STATE_DIR: state } };
+  }
+
+  it("package only: sets its own switch (config.bootstrap false, comments kept) and adds no hook entry", async () => {
+    const m = setup('{\n  // the operator\'s note\n  "plugins": { "entries": { "openclaw-context": { "enabled": true, "config": { "memory": true } } } }\n}\n');
+    const steps = await rollback({ workspace: m.workspace, phase: "2", configPath: m.configPath, env: m.env });
+    expect(steps.map((s) => [s.action, s.ok])).toEqual([["disable the plugin package's file sets (plugins.entries.openclaw-context.config.bootstrap false)", true]]);
+    const text = fs.readFileSync(m.configPath, "utf8");
+    expect(text).toContain("// the operator's note");
+    const written = JSON.parse(text.replace(/^\s*\/\/.*$/m, "")) as { plugins: { entries: Record<string, { config: Record<string, unknown> }> }; hooks?: unknown };
+    expect(written.plugins.entries["openclaw-context"]!.config).toEqual({ memory: true, bootstrap: false });
+    expect(written.hooks).toBeUndefined();
+    fs.rmSync(m.root, { recursive: true, force: true });
+  });
+
+  it("package and a hook pack entry: both are switched off", async () => {
+    const m = setup(JSON.stringify({ plugins: { entries: { "openclaw-context": {} } }, hooks: { internal: { enabled: true, entries: { "aci-bootstrap": { enabled: true } } } } }));
+    const steps = await rollback({ workspace: m.workspace, phase: "full", configPath: m.configPath, env: m.env });
+    const written = JSON.parse(fs.readFileSync(m.configPath, "utf8"));
+    expect(written.plugins.entries["openclaw-context"].config.bootstrap).toBe(false);
+    expect(written.hooks.internal.entries["aci-bootstrap"].enabled).toBe(false);
+    expect(steps.filter((s) => s.action.startsWith("disable")).map((s) => s.ok)).toEqual([true, true]);
+    fs.rmSync(m.root, { recursive: true, force: true });
   });
 });

@@ -25,6 +25,10 @@ numbered as the phases of the ACI spec):
   4     remove the "read TOOLS.md when needed" instruction line(s) from SOUL.md
   full  restore SOUL.md, AGENTS.md and TOOLS.md, then disable the hook
 
+With the plugin package installed (openclaw plugins install), "disable the hook" sets its own
+switch, plugins.entries.openclaw-context.config.bootstrap, to false (\`openclaw hooks disable\` does
+not reach a plugin's hook); the hook pack's entry is switched off too when openclaw.json has one.
+
 Every file that changes is first copied to backups/<name>.<timestamp>.bak (openclaw.json: next to
 itself). The hook is disabled with \`openclaw hooks disable\` when the CLI is on PATH, else by editing
 openclaw.json (comments kept; JSON5-only syntax falls back to json5 after a timestamped backup).
@@ -64,7 +68,7 @@ Exit codes: 0 rolled back and verified, 1 a step failed, 2 bad usage.`,
     for (const step of steps) console.log(`${step.ok ? "ok  " : "FAIL"} ${step.action}: ${step.detail}`);
     const failed = steps.filter((step) => !step.ok);
     if (failed.length > 0) throw new CheckFailedError(`rollback of phase ${values.phase} incomplete: ${failed.map((step) => step.action).join(", ")}`);
-    console.log(`Rollback of phase ${values.phase}: done and verified.${steps.some((s) => s.action.startsWith("disable")) ? " Hook changes apply on the gateway's next turn in hybrid reload mode (restart it if reload is off)." : ""}`);
+    console.log(`Rollback of phase ${values.phase}: done and verified.${steps.some((s) => s.action.startsWith("disable")) ? " Hook changes apply on the gateway's next turn in hybrid reload mode (restart it if reload is off; the plugin package's switch applies at the gateway's next start)." : ""}`);
     return 0;
   },
 };
