@@ -43,7 +43,7 @@ export async function buildPlugin(outDir = PLUGIN_OUT_DIR): Promise<string> {
   const manifest = {
     name: "openclaw-context",
     version: rootManifest.version,
-    description: "openclaw-context as one OpenClaw 2026.9+ plugin: session-aware bootstrap files, same-turn memory, `openclaw context status`.",
+    description: "openclaw-context as one OpenClaw 2026.9+ plugin: session-aware bootstrap files, same-turn memory, `openclaw context …` operator commands.",
     type: "module",
     license: rootManifest.license,
     engines: rootManifest.engines,

@@ -11,25 +11,30 @@ export function printHelpAndExit(help: string): never {
   process.exit(0);
 }
 
+/** A command's --help: printed, exit code 0 (returned, not exited: the openclaw CLI runs it in-process). */
+export function printHelp(help: string): number {
+  process.stdout.write(help.trimEnd() + "\n");
+  return 0;
+}
+
 /** Run a script's main(); map errors to clear messages and non-zero exit codes. */
 export async function runScript(name: string, main: () => Promise<number | void>): Promise<void> {
+  process.exitCode = await runMain(name, main);
+}
+
+/** main()'s exit code; an error becomes a message on stderr and 2 (bad usage) or 1 (failed). */
+export async function runMain(name: string, main: () => Promise<number | void>): Promise<number> {
   try {
     const code = await main();
-    process.exitCode = typeof code === "number" ? code : 0;
+    return typeof code === "number" ? code : 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`${name}: ${error.message}\nRun with --help for usage.\n`);
-      process.exitCode = 2;
-    } else if (error instanceof CheckFailedError) {
-      process.stderr.write(`${name}: FAILED: ${error.message}\n`);
-      process.exitCode = 1;
-    } else if (isParseArgsError(error)) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
       process.stderr.write(`${name}: ${(error as Error).message}\nRun with --help for usage.\n`);
-      process.exitCode = 2;
-    } else {
-      process.stderr.write(`${name}: error: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
+      return 2;
     }
+    if (error instanceof CheckFailedError) process.stderr.write(`${name}: FAILED: ${error.message}\n`);
+    else process.stderr.write(`${name}: error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
   }
 }
 

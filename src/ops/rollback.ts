@@ -1,12 +1,16 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { HOOK_KEYS } from "../core/records.ts";
+import { isObject } from "../openclaw/events.ts";
+import type { OpenClawConfig } from "../openclaw/events.ts";
 import { setHooksEnabled } from "./hook-toggle.ts";
 import { detectEol, replaceLines, sectionsMatching, splitLines } from "./markdown.ts";
 import { backupsDir, phase0BackupPath } from "./paths.ts";
 import type { BackupFile } from "./paths.ts";
 import { backupBeforeChange, exists, replaceFileWithBackup, sha256File } from "./safe-write.ts";
 import { withFileLock } from "../fs/lock.ts";
+import { editOpenClawJson, readOpenClawJson } from "./openclaw-json.ts";
+import { pluginPackageStatus } from "./package-status.ts";
 
 // One-command revert for each migration phase (spec appendix B, "Rollback Procedures").
 
@@ -22,6 +26,8 @@ export type RollbackOptions = {
   /** Phase 1 option B: restore SOUL.md instead of disabling the hook. */
   restoreSoul?: boolean;
   cli?: string;
+  /** Where the state dir is (the plugin package's folder); default process.env. */
+  env?: NodeJS.ProcessEnv;
 };
 
 /** Which Phase 0 backups each phase restores, and whether it disables the aci-bootstrap hook. */
@@ -110,6 +116,13 @@ export async function rollback(options: RollbackOptions): Promise<RollbackStep[]
   for (const file of plan.restore) steps.push(await restoreFromBackup(options.workspace, file));
   if (plan.soulEdit) steps.push(await editSoul(options.workspace, plan.soulEdit));
   if (plan.disableHook) {
+    // The plugin package's file sets are its own hook (`openclaw hooks disable` does not reach it):
+    // its switch is plugins.entries.openclaw-context.config.bootstrap. The hook pack's entry is
+    // switched off too when openclaw.json has one (both installed, or the hook pack alone).
+    const cfg = await readOpenClawJson(options.configPath).catch(() => undefined);
+    const pkg = pluginPackageStatus(cfg as OpenClawConfig | undefined, options.env);
+    if (pkg) steps.push(await switchOffPackageBootstrap(options.configPath, pkg.id));
+    if (pkg && !hasHookEntry(cfg, HOOK_KEYS.aciBootstrap)) return steps;
     try {
       const result = await setHooksEnabled({ configPath: options.configPath, hookKeys: [HOOK_KEYS.aciBootstrap], enabled: false, cli: options.cli });
       steps.push({
@@ -122,4 +135,36 @@ export async function rollback(options: RollbackOptions): Promise<RollbackStep[]
     }
   }
   return steps;
+}
+
+function hasHookEntry(cfg: Record<string, unknown> | undefined, hookKey: string): boolean {
+  const hooks = isObject(cfg?.hooks) ? cfg.hooks : {};
+  const internal = isObject(hooks.internal) ? hooks.internal : {};
+  return isObject(internal.entries) && isObject(internal.entries[hookKey]);
+}
+
+/** `plugins.entries.<id>.config.bootstrap: false` (comments kept), verified by reading the file back. */
+async function switchOffPackageBootstrap(configPath: string, pluginId: string): Promise<RollbackStep> {
+  const action = `disable the plugin package's file sets (plugins.entries.${pluginId}.config.bootstrap false)`;
+  try {
+    const edit = await editOpenClawJson(configPath, (config) => {
+      const plugins = objectAt(config, "plugins");
+      const entry = objectAt(objectAt(plugins, "entries"), pluginId);
+      const settings = objectAt(entry, "config");
+      if (settings.bootstrap === false) return false;
+      settings.bootstrap = false;
+      return true;
+    });
+    const after = await readOpenClawJson(configPath);
+    const written = (after as { plugins?: { entries?: Record<string, { config?: { bootstrap?: unknown } }> } } | undefined)?.plugins?.entries?.[pluginId]?.config?.bootstrap;
+    if (written !== false) return { action, ok: false, detail: `verification failed: plugins.entries.${pluginId}.config.bootstrap is ${String(written)} in ${configPath}` };
+    return { action, ok: true, detail: `verified in ${configPath}; OpenClaw's default file set from the gateway's next start (memory stays on). ${edit.notes.join("; ")}` };
+  } catch (error) {
+    return { action, ok: false, detail: (error as Error).message };
+  }
+}
+
+function objectAt(parent: Record<string, unknown>, key: string): Record<string, unknown> {
+  if (!isObject(parent[key])) parent[key] = {};
+  return parent[key] as Record<string, unknown>;
 }

@@ -17,6 +17,8 @@ import type { OpenClawConfig } from "../openclaw/events.ts";
 import { HOOK_NAMES, PACK_ID, hookEligibility, installRecordPath, workspaceHookDir } from "./install.ts";
 import type { HookEligibility, InstallRecord } from "./install.ts";
 import { readOpenClawJson } from "./openclaw-json.ts";
+import { pluginPackageStatus } from "./package-status.ts";
+import type { PluginPackageStatus } from "./package-status.ts";
 
 // `npm run status`: what an operator wants to know first, in plain words. Everything is read from
 // files (openclaw.json, the install record, our log file, the index cache); the openclaw CLI is
@@ -42,6 +44,8 @@ export type StatusReport = {
   captured: { file: string; facts: { statement: string; tag: string; source?: string; mentions?: number; superseded: boolean; capturedAt: string }[] };
   /** Which channel carries the memory block, per openclaw.json (docs/plugin.md, "Delivery rule"). */
   memoryDelivery: string;
+  /** The plugin package (`openclaw plugins install <tarball>`), when installed: it replaces the hook pack and the companion. */
+  pluginPackage?: PluginPackageStatus;
 };
 
 const MAX_LOG_TAIL_BYTES = 4 * 1024 * 1024;
@@ -240,6 +244,7 @@ export async function collectStatus(params: {
     decisions: recentDecisions(records, params.decisionsPerType ?? 3),
     index: indexStatus(defaultIndexCacheDir(env)),
     memoryDelivery: memoryDeliveryFromConfig(cfg as OpenClawConfig | undefined, PLUGIN_ID),
+    pluginPackage: pluginPackageStatus(cfg as OpenClawConfig | undefined, env),
     captured: await capturedTodayStatus(params.workspace, params.now ?? new Date()),
   };
 }
@@ -278,13 +283,29 @@ function ago(isoTime: string, now: number): string {
 
 export function formatStatus(report: StatusReport, now = Date.now()): string {
   const out: string[] = [`${PACK_ID} status`, `  openclaw.json: ${report.configPath}`, `  workspace:     ${report.workspace}`, ""];
+  const pkg = report.pluginPackage;
+  if (pkg) out.push(...pkg.lines, "");
   out.push("Installed");
-  for (const unit of report.units) out.push(`  ${unit.id}: ${unit.detail}`);
-  for (const hook of report.hooks) {
-    const seen = hook.eligibility ? (hook.eligibility.found ? (hook.eligibility.eligible ? `; the gateway lists it as eligible (${hook.eligibility.source})` : `; the gateway lists it as NOT eligible: ${hook.eligibility.blockedReason}`) : "; the gateway does not list it") : "";
-    out.push(`  ${hook.name}: ${hook.enabled ? "enabled" : "disabled"} (${hook.why})${seen}`);
+  const hookPackInstalled = report.units.some((unit) => unit.installed);
+  if (pkg) {
+    const where = pkg.installDir ? `at ${pkg.installDir} (openclaw plugins install)` : "its entry is in openclaw.json, but its folder is not under <state dir>/extensions";
+    out.push(`  plugin package ${pkg.id}: installed ${where}; it registers the bootstrap file sets and the memory delivery itself`);
+    if (hookPackInstalled) out.push("  WARNING: the hook pack is installed too: install one or the other (both would deliver memory and rewrite the bootstrap files)");
   }
-  out.push(`  memory delivery: ${report.memoryDelivery}`);
+  for (const unit of report.units) {
+    // Without a hook pack the package is the whole install: "not installed" is expected, say so.
+    if (pkg && !hookPackInstalled) out.push(`  ${unit.id}: not installed, and not needed: the plugin package does its work`);
+    else out.push(`  ${unit.id}: ${unit.detail}`);
+  }
+  if (pkg && !hookPackInstalled) {
+    out.push(`  ${report.hooks.map((hook) => hook.name).join(", ")}: the hook pack's entries, not used; the plugin package's switches are plugins.entries.${pkg.id}.config (above)`);
+  } else {
+    for (const hook of report.hooks) {
+      const seen = hook.eligibility ? (hook.eligibility.found ? (hook.eligibility.eligible ? `; the gateway lists it as eligible (${hook.eligibility.source})` : `; the gateway lists it as NOT eligible: ${hook.eligibility.blockedReason}`) : "; the gateway does not list it") : "";
+      out.push(`  ${hook.name}: ${hook.enabled ? "enabled" : "disabled"} (${hook.why})${seen}`);
+    }
+    out.push(`  memory delivery: ${report.memoryDelivery}`);
+  }
   out.push("", "Config (openclaw.json as it is now)");
   for (const [hook, issues] of Object.entries(report.configNow)) {
     out.push(issues.length === 0 ? `  ${hook}: ok` : `  ${hook}: ${issues.length} key(s) ignored, the other settings apply:`);

@@ -31,7 +31,8 @@ export type PackageApi = {
   on?(hook: string, handler: (event: unknown, ctx: unknown) => Promise<unknown>): void;
 };
 
-export const CONTEXT_COMMAND = { name: "context", description: "openclaw-context: status of the bootstrap file sets and memory delivery", hasSubcommands: true };
+/** Also in openclaw.plugin.json (cliCommands): OpenClaw lists the command from the manifest before it loads the plugin. */
+export const CONTEXT_COMMAND = { name: "context", description: "openclaw-context: status, explain, baseline, backup, rollback, draft-tools, check-tools, compress-wisdom, uninstall", hasSubcommands: true };
 
 function log(api: PackageApi, level: "info" | "warn" | "error", message: string): void {
   const target = api.logger?.[level];

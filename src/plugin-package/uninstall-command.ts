@@ -2,12 +2,15 @@
 // openclaw.json back to its bytes before `npm run install-package` (src/ops/package-install.ts).
 import fs from "node:fs";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { resolveOpenClawConfigPath } from "../openclaw/config-file.ts";
 import { findOpenClawCli } from "../ops/openclaw-cli.ts";
 import { uninstallPackage } from "../ops/package-install.ts";
-import type { CommandLike } from "./cli.ts";
+import { CheckFailedError, printHelp } from "../ops/cli.ts";
+import { usage } from "../ops/commands/command.ts";
+import type { OperatorCommand } from "../ops/commands/command.ts";
 
-export async function runUninstall(options: { config?: string }, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function runUninstall(options: { config?: string }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const configPath = path.resolve(options.config ?? resolveOpenClawConfigPath(env));
   // The openclaw CLI running this command (its entry file). Not $OPENCLAW_CLI: OpenClaw sets it to "1" for its children.
   const entry = process.argv[1];
@@ -16,17 +19,31 @@ export async function runUninstall(options: { config?: string }, env: NodeJS.Pro
   const log = (line: string) => process.stdout.write(`- ${line}\n`);
   const report = await uninstallPackage({ bundleRoot: path.dirname(configPath), workspace: path.dirname(configPath) /* the package unit uses no workspace */, configPath, mode: "pack", cli, log, env });
   for (const step of report.steps) log(step);
-  // Thrown: OpenClaw's CLI exits 0 after an action that only sets process.exitCode.
-  if (report.leftovers.length > 0) throw new Error(`uninstall incomplete; remove these by hand:\n  - ${report.leftovers.join("\n  - ")}`);
+  if (report.leftovers.length > 0) throw new CheckFailedError(`uninstall incomplete; remove these by hand:\n  - ${report.leftovers.join("\n  - ")}`);
   process.stdout.write("Uninstalled. Restart the gateway: it keeps the plugin it has loaded until then.\n");
+  return 0;
 }
 
-export function registerUninstallCommand(context: CommandLike): void {
-  context
-    .command("uninstall")
-    .description("openclaw plugins uninstall openclaw-context, then openclaw.json back byte for byte as before npm run install-package (comments included)")
-    .option("--config <file>", "openclaw.json (default $OPENCLAW_CONFIG_PATH or <state dir>/openclaw.json)")
-    .action(async (options) => {
-      await runUninstall(options as { config?: string });
-    });
-}
+/** Only in the package (`openclaw context uninstall`); a clone uses `npm run install-package -- --uninstall`. */
+export const uninstallCommand: OperatorCommand = {
+  name: "uninstall",
+  messageName: "uninstall",
+  summary: "openclaw plugins uninstall openclaw-context, then openclaw.json back byte for byte as before npm run install-package (comments included)",
+  help: (invocation) => `${usage(invocation, "uninstall", "[--config <openclaw.json>]")}
+
+Runs \`openclaw plugins uninstall openclaw-context --force\`, then puts openclaw.json back exactly as
+it was before \`npm run install-package\` (comments included) when nothing but this plugin's keys
+changed since; otherwise only this plugin's keys are removed and the pre-install file is saved next
+to it. Restart the gateway afterwards: it keeps the plugin it has loaded until then.
+
+Options:
+  --config <file>  openclaw.json (default $OPENCLAW_CONFIG_PATH or <state dir>/openclaw.json)
+  -h, --help       show this help
+
+Exit codes: 0 uninstalled, 1 something is left to remove by hand (listed), 2 bad usage.`,
+  async main(argv, invocation) {
+    const { values } = parseArgs({ args: argv, options: { config: { type: "string" }, help: { type: "boolean", short: "h" } }, strict: true });
+    if (values.help) return printHelp(uninstallCommand.help(invocation));
+    return runUninstall({ config: values.config });
+  },
+};

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import JSON5 from "json5";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { differsOnlyInOwnedKeys, withoutOwnedKeys } from "../../src/ops/config-ownership.ts";
 import { makeFakeOpenClaw } from "./ops-fake-openclaw.ts";
 import { REPO_ROOT, runOpsScript } from "./ops-run-script.ts";
@@ -212,28 +212,19 @@ describe("the hook pack (2026.3.x path): a rollback between install and uninstal
   });
 });
 
-describe("`openclaw context uninstall` is registered next to status", () => {
-  it("the context command gets both subcommands; uninstall takes --config", async () => {
-    const { registerContextCommands } = await import("../../src/plugin-package/cli.ts");
-    const seen: { commands: string[]; options: Record<string, string[]> } = { commands: [], options: {} };
-    const make = (name: string): Record<string, (...args: never[]) => unknown> => {
-      const node: Record<string, (...args: never[]) => unknown> = {
-        command: (child: string) => {
-          seen.commands.push(child);
-          seen.options[child] = [];
-          return make(child);
-        },
-        description: () => node,
-        option: (flags: string) => {
-          seen.options[name]!.push(flags);
-          return node;
-        },
-        action: () => node,
-      };
-      return node;
-    };
-    registerContextCommands(make("program"));
-    expect(seen.commands).toEqual(["context", "status", "uninstall"]);
-    expect(seen.options.uninstall).toEqual(["--config <file>"]);
+describe("`openclaw context uninstall`: one more row of the package's command table", () => {
+  it("is registered after the clone's commands, takes --config, and a bad option is exit 2 before anything runs", async () => {
+    const { PACKAGE_COMMANDS } = await import("../../src/plugin-package/cli.ts");
+    const { uninstallCommand } = await import("../../src/plugin-package/uninstall-command.ts");
+    const { OPENCLAW_CONTEXT, runCommand } = await import("../../src/ops/commands/command.ts");
+    expect(PACKAGE_COMMANDS.at(-1)).toBe(uninstallCommand);
+    expect(uninstallCommand.help(OPENCLAW_CONTEXT)).toMatch(/^Usage: openclaw context uninstall \[--config <openclaw\.json>\]/);
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(await runCommand(uninstallCommand, ["--workspace", "x"], OPENCLAW_CONTEXT)).toBe(2);
+      expect(stderr.mock.calls.map((call) => String(call[0])).join("")).toMatch(/^uninstall: .*--workspace/);
+    } finally {
+      stderr.mockRestore();
+    }
   });
 });

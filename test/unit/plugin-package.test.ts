@@ -10,7 +10,7 @@ import { setLogDestination } from "../../src/core/log.ts";
 import { CONTEXT_COMMAND, register } from "../../src/plugin-package/index.ts";
 import type { PackageApi } from "../../src/plugin-package/index.ts";
 import { configView, parsePackageConfig } from "../../src/plugin-package/config.ts";
-import { packageSection } from "../../src/plugin-package/cli.ts";
+import { packageSection } from "../../src/ops/package-status.ts";
 
 const repo = path.resolve(__dirname, "../..");
 const workspace = path.join(repo, "fixtures/workspace");

@@ -1,0 +1,55 @@
+// The installed plugin package (issue 18) as the status report sees it: is it installed (its entry in
+// openclaw.json, its folder under <state dir>/extensions), its switches, which channel carries memory.
+// Read from files, as the gateway will on its next start.
+import fs from "node:fs";
+import path from "node:path";
+import { engineSelection } from "../context/runtime-carrier.ts";
+import { openClawStateDir } from "../openclaw/config-file.ts";
+import { isObject } from "../openclaw/events.ts";
+import type { OpenClawConfig } from "../openclaw/events.ts";
+import { PACKAGE_PLUGIN_ID, parsePackageConfig } from "../plugin-package/config.ts";
+
+export type PluginPackageStatus = {
+  id: string;
+  /** Where `openclaw plugins install` put it, when that folder exists. */
+  installDir?: string;
+  /** Its entry in plugins.entries: present, and not switched off there. */
+  entry: "enabled" | "disabled" | "absent";
+  /** The section's lines (packageSection). */
+  lines: string[];
+};
+
+function entryOf(cfg: OpenClawConfig | undefined, pluginId: string): Record<string, unknown> | undefined {
+  const plugins = isObject(cfg?.plugins) ? cfg.plugins : {};
+  const entries = isObject(plugins.entries) ? plugins.entries : {};
+  return isObject(entries[pluginId]) ? entries[pluginId] : undefined;
+}
+
+/** The package's switches and memory channel (also `openclaw context status`'s first lines since the first slice). */
+export function packageSection(cfg: OpenClawConfig | undefined, pluginId = PACKAGE_PLUGIN_ID): string {
+  const entry = entryOf(cfg, pluginId);
+  const { config, error } = parsePackageConfig(entry?.config);
+  const selection = engineSelection(cfg, pluginId);
+  const access = isObject(entry?.hooks) && entry.hooks.allowConversationAccess === true;
+  const delivery =
+    selection.kind === "ours"
+      ? `runtime-context carrier through context engine ${pluginId}`
+      : access
+        ? `prependContext (plugins.slots.contextEngine is ${selection.engineId}, not ${pluginId})`
+        : `none (plugins.entries.${pluginId}.hooks.allowConversationAccess is not true and the context engine is not selected)`;
+  return [
+    `Plugin package (${pluginId})`,
+    `  entry: ${entry ? (entry.enabled === false ? "disabled in plugins.entries" : "enabled in plugins.entries") : "not in plugins.entries (not installed with openclaw plugins install)"}`,
+    `  switches: enabled ${config.enabled}, bootstrap ${config.bootstrap}, memory ${config.memory}${error ? ` (config error: ${error})` : ""}`,
+    `  memory delivery: ${config.enabled && config.memory ? delivery : "off"}`,
+  ].join("\n");
+}
+
+/** The package, if openclaw.json has its entry or <state dir>/extensions holds its folder; else undefined. */
+export function pluginPackageStatus(cfg: OpenClawConfig | undefined, env: NodeJS.ProcessEnv = process.env, pluginId = PACKAGE_PLUGIN_ID): PluginPackageStatus | undefined {
+  const entry = entryOf(cfg, pluginId);
+  const dir = path.join(openClawStateDir(env), "extensions", pluginId);
+  const installDir = fs.existsSync(path.join(dir, "openclaw.plugin.json")) ? dir : undefined;
+  if (!entry && !installDir) return undefined;
+  return { id: pluginId, installDir, entry: entry ? (entry.enabled === false ? "disabled" : "enabled") : "absent", lines: packageSection(cfg, pluginId).split("\n") };
+}
