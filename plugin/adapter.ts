@@ -23,9 +23,12 @@ export type PluginApiLike = { id?: string; config?: OpenClawConfig; pluginConfig
 
 export type PromptBuildResult = { prependContext?: string; appendSystemContext?: string };
 
-function hostLog(logger: HostLogger | undefined): Log {
+/** The companion's wording; the packaged plugin passes its own id and remedy (src/plugin-package/index.ts). */
+export const COMPANION_LOG_PREFIX = "[openclaw-context-companion]";
+
+function hostLog(logger: HostLogger | undefined, prefix: string): Log {
   const write = (level: "debug" | "info" | "warn" | "error") => (fields: object, message: string) => {
-    const line = `[openclaw-context-companion] ${message} ${JSON.stringify(fields)}`;
+    const line = `${prefix} ${message} ${JSON.stringify(fields)}`;
     const target = logger?.[level];
     if (typeof target === "function") target.call(logger, line);
     else if (level !== "debug") console.error(line);
@@ -64,8 +67,18 @@ export type HostSdk = {
   buildMemorySystemPromptAddition?(params: Record<string, unknown>): string | undefined;
 };
 
-export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: string; service?: MemoryContextService }) {
-  const log = hostLog(input.api.logger);
+export type PluginAdapterInput = {
+  api: PluginApiLike;
+  hostVersion?: string;
+  service?: MemoryContextService;
+  /** Prefix of the adapter's log lines (default the companion's). */
+  logPrefix?: string;
+  /** What the delivery line tells the operator to do when the engine is not selected (default: run npm run install-hooks). */
+  selectRemedy?: string;
+};
+
+export function createPluginAdapter(input: PluginAdapterInput) {
+  const log = hostLog(input.api.logger, input.logPrefix ?? COMPANION_LOG_PREFIX);
   const config: PluginConfig = parsePluginConfig(input.api.pluginConfig, log);
   const service = input.service ?? createMemoryContextService({ log: () => log });
   const cfg = () => input.api.config;
@@ -88,7 +101,7 @@ export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: s
     service,
     /** One line: which channel carries the memory block (logged at start; status and explain say the same). */
     get deliveryLine(): string {
-      return describeDelivery(selection, engineId);
+      return describeDelivery(selection, engineId, input.selectRemedy);
     },
     /** The engine could not be built: OpenClaw runs its legacy engine, so memory goes back to prependContext. */
     engineUnavailable(reason: string): void {

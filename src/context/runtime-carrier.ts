@@ -94,12 +94,15 @@ export function engineSelection(cfg: OpenClawConfig | undefined, ourEngineId: st
 }
 
 /** One line for logs, status and explain: which channel carries the memory block, and why. */
-export function describeDelivery(selection: EngineSelection, ourEngineId: string): string {
+/** How an operator selects the companion's engine (the packaged plugin passes its own remedy). */
+export const COMPANION_SELECT_REMEDY = "run npm run install-hooks to select it";
+
+export function describeDelivery(selection: EngineSelection, ourEngineId: string, selectRemedy: string = COMPANION_SELECT_REMEDY): string {
   switch (selection.kind) {
     case "ours":
       return `runtime-context carrier through context engine ${ourEngineId} (prependContext for Claude Opus 5.5 / Fable 5.1)`;
     case "not-selected":
-      return `prependContext (plugins.slots.contextEngine is not ${ourEngineId}; run npm run install-hooks to select it)`;
+      return `prependContext (plugins.slots.contextEngine is not ${ourEngineId}; ${selectRemedy})`;
     case "other":
       return `prependContext (context engine ${selection.engineId} is configured; only one engine can be active, so the plugin stands aside)`;
   }

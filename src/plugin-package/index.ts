@@ -2,7 +2,9 @@
 // everything it imports into dist/plugin/index.js). One artifact registers what the hook pack and
 // the companion plugin do together today: the bootstrap file sets (api.registerHook on
 // agent:bootstrap), the memory delivery (context-engine carrier + before_prompt_build fallback,
-// the companion's adapter) and `openclaw context …` (api.registerCli). No run-time search for
+// the companion's adapter, with SOUL.md for subagents and HEARTBEAT.md for cron runs), triage and
+// "remember that …" capture (api.registerHook on message:received) and `openclaw context …`
+// (api.registerCli). No run-time search for
 // another artifact and no globalThis handshake: the code is compiled in.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,6 +16,7 @@ import type { OpenClawConfig } from "../openclaw/events.ts";
 import { runBootstrapHook } from "./bootstrap-hook.ts";
 import { registerContextCommands } from "./cli.ts";
 import { companionConfigOf, configView, PACKAGE_PLUGIN_ID, parsePackageConfig } from "./config.ts";
+import { createTriageHook } from "./triage-hook.ts";
 
 type ContextEngineFactory = (ctx: { workspaceDir?: string } | undefined) => Promise<unknown>;
 
@@ -30,6 +33,11 @@ export type PackageApi = {
   registerContextEngine?(id: string, factory: ContextEngineFactory): void;
   on?(hook: string, handler: (event: unknown, ctx: unknown) => Promise<unknown>): void;
 };
+
+/** What the delivery line tells the operator when the engine is not selected: this package's own command. */
+export function selectRemedyFor(pluginId: string): string {
+  return `select it with: openclaw config set plugins.slots.contextEngine ${pluginId}`;
+}
 
 export const CONTEXT_COMMAND = { name: "context", description: "openclaw-context: status of the bootstrap file sets and memory delivery", hasSubcommands: true };
 
@@ -75,15 +83,6 @@ export function register(api: PackageApi): void {
       return;
     }
 
-    api.registerHook?.(
-      ["agent:bootstrap"],
-      async (event) => {
-        startGatewayLog();
-        await runBootstrapHook(event, (cfg) => configView(cfg, config));
-      },
-      { name: `${pluginId}.aci-bootstrap`, description: "Session-aware bootstrap file sets (openclaw-context)" },
-    );
-
     // The companion adapter reads openclaw.json through the view: the plugin's switches and option objects apply.
     const adapterApi = {
       id: pluginId,
@@ -93,7 +92,31 @@ export function register(api: PackageApi): void {
         return configView(api.config, config);
       },
     };
-    const adapter = createPluginAdapter({ api: adapterApi, hostVersion });
+    const adapter = createPluginAdapter({ api: adapterApi, hostVersion, logPrefix: `[${pluginId}]`, selectRemedy: selectRemedyFor(pluginId) });
+    // Triage and "remember that …" capture belong to the memory half (the hook pack's ethos-context).
+    const triage = config.memory ? createTriageHook({ cfg: () => adapterApi.config, configFrom: (cfg) => adapter.service.configFrom(cfg) }) : undefined;
+
+    api.registerHook?.(
+      ["agent:bootstrap"],
+      async (event) => {
+        startGatewayLog();
+        triage?.onAgentBootstrap(event);
+        await runBootstrapHook(event, (cfg) => configView(cfg, config));
+      },
+      { name: `${pluginId}.aci-bootstrap`, description: "Session-aware bootstrap file sets (openclaw-context)" },
+    );
+    if (triage) {
+      api.registerHook?.(
+        ["message:received"],
+        async (event) => {
+          startGatewayLog();
+          // Not awaited: the writes may wait on a lock, and the turn must not wait for them.
+          void triage.onMessageReceived(event);
+        },
+        { name: `${pluginId}.triage`, description: "Triage and \"remember that …\" capture of the operator's messages (openclaw-context)" },
+      );
+    }
+
     api.on?.("before_prompt_build", async (event, ctx) => {
       startGatewayLog();
       return adapter.beforePromptBuild(event, ctx);
