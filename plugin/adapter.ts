@@ -75,6 +75,12 @@ export type PluginAdapterInput = {
   logPrefix?: string;
   /** What the delivery line tells the operator to do when the engine is not selected (default: run npm run install-hooks). */
   selectRemedy?: string;
+  /**
+   * SOUL.md for subagents and HEARTBEAT.md for cron runs through the selected engine's
+   * systemPromptAddition instead of before_prompt_build's appendSystemContext. The packaged plugin
+   * sets it: on 2026.9.6 its before_prompt_build handler is registered but never run (docs/plugin-package.md).
+   */
+  staticContextInEngine?: boolean;
 };
 
 export function createPluginAdapter(input: PluginAdapterInput) {
@@ -95,6 +101,16 @@ export function createPluginAdapter(input: PluginAdapterInput) {
     if (!result.block) log.info({ sessionType: result.sessionType, status: result.status, reason: result.reason, delivery: "runtime-carrier" }, "no memory for this turn");
     return result.block;
   }
+
+  /** SOUL.md / HEARTBEAT.md for the engine: sessions recognised by their key (assemble() has no trigger). */
+  async function engineStaticContext(turn: { sessionKey: string; workspaceDir: string }): Promise<string | undefined> {
+    if (hookSwitchedOff(cfg(), HOOK_KEYS.aciBootstrap)) return undefined;
+    const classification = classifyForRetrieval(turn.sessionKey, cfg(), service.configFrom(cfg()));
+    const fixed = await staticContextFor({ classification, trigger: "user", workspaceDir: turn.workspaceDir, config, log });
+    return fixed.appendSystemContext;
+  }
+  /** Whether the engine already carries this turn's appendSystemContext part. */
+  const engineCarriesStatic = () => Boolean(input.staticContextInEngine) && selection.kind === "ours";
 
   return {
     config,
@@ -118,6 +134,7 @@ export function createPluginAdapter(input: PluginAdapterInput) {
         memoryBlock: carrierBlock,
         delegateCompaction: (params) => sdk.delegateCompactionToRuntime(params),
         memoryPromptAddition: sdk.buildMemorySystemPromptAddition ? (params) => sdk.buildMemorySystemPromptAddition?.(params) : undefined,
+        staticPromptAddition: input.staticContextInEngine ? engineStaticContext : undefined,
         log,
       });
     },
@@ -135,7 +152,7 @@ export function createPluginAdapter(input: PluginAdapterInput) {
         const classification = classifyForRetrieval(sessionKey, cfg(), service.configFrom(cfg()));
         const result: PromptBuildResult = {};
         const fixed = hookSwitchedOff(cfg(), HOOK_KEYS.aciBootstrap) ? {} : await staticContextFor({ classification, trigger, workspaceDir, config, log });
-        if (fixed.appendSystemContext) result.appendSystemContext = fixed.appendSystemContext;
+        if (fixed.appendSystemContext && !engineCarriesStatic()) result.appendSystemContext = fixed.appendSystemContext;
         const prepend: string[] = [];
         if (fixed.prependContext) prepend.push(fixed.prependContext);
 

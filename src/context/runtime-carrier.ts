@@ -125,6 +125,11 @@ export type RuntimeCarrierEngineDeps = {
   delegateCompaction(params: Record<string, unknown>): Promise<unknown>;
   /** The host's `buildMemorySystemPromptAddition` (the memory section OpenClaw leaves out for non-default engines). */
   memoryPromptAddition?(params: Record<string, unknown>): string | undefined;
+  /**
+   * Static per-session text for the system prompt (SOUL.md for a subagent, HEARTBEAT.md for a cron
+   * run), when the engine is the one that delivers it (the packaged plugin). Never throws.
+   */
+  staticPromptAddition?(input: { sessionKey: string; workspaceDir: string }): Promise<string | undefined>;
   log: EngineLog;
   now?: () => number;
 };
@@ -202,6 +207,14 @@ export function createRuntimeCarrierEngine(deps: RuntimeCarrierEngineDeps) {
         if (addition) result.systemPromptAddition = addition;
       } catch (error) {
         deps.log.warn({ err: error instanceof Error ? error.message : String(error) }, "memory prompt section not rebuilt");
+      }
+      try {
+        const sessionKey = text(params.sessionKey);
+        const workspaceDir = deps.workspaceDir ?? (isObject(params.runtimeContext) ? text(params.runtimeContext.workspaceDir) : undefined);
+        const fixed = sessionKey && workspaceDir ? await deps.staticPromptAddition?.({ sessionKey, workspaceDir }) : undefined;
+        if (fixed) result.systemPromptAddition = result.systemPromptAddition ? `${result.systemPromptAddition}\n\n${fixed}` : fixed;
+      } catch (error) {
+        deps.log.warn({ err: error instanceof Error ? error.message : String(error) }, "assemble: no static context this turn");
       }
       try {
         const block = await carrierFor(params, messages);

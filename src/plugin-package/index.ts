@@ -92,7 +92,7 @@ export function register(api: PackageApi): void {
         return configView(api.config, config);
       },
     };
-    const adapter = createPluginAdapter({ api: adapterApi, hostVersion, logPrefix: `[${pluginId}]`, selectRemedy: selectRemedyFor(pluginId) });
+    const adapter = createPluginAdapter({ api: adapterApi, hostVersion, logPrefix: `[${pluginId}]`, selectRemedy: selectRemedyFor(pluginId), staticContextInEngine: true });
     // Triage and "remember that …" capture belong to the memory half (the hook pack's ethos-context).
     const triage = config.memory ? createTriageHook({ cfg: () => adapterApi.config, configFrom: (cfg) => adapter.service.configFrom(cfg) }) : undefined;
 
