@@ -4,7 +4,8 @@
 // and one restart: a group's "remember that …" writes nothing; the main session gets the
 // session-aware file set and its memory; the main session's "Remember that my … is …" is written to
 // memory/<today>.md by the package's message:received hook and a NEW session's question gets it; a
-// subagent gets SOUL.md and a cron run HEARTBEAT.md, neither USER.md, MEMORY.md nor a memory.
+// subagent gets SOUL.md and a cron run HEARTBEAT.md (the package's engine, systemPromptAddition),
+// neither USER.md, MEMORY.md nor a memory.
 // The install itself, `openclaw context status`, the switch off and the uninstall are
 // test/e2e/package.e2e.test.ts. Rows in HOOK_ASSUMPTIONS.md ("Plugin package").
 import crypto from "node:crypto";
