@@ -64,22 +64,38 @@ function startGatewayLog(): void {
   logToGatewayFile();
 }
 
+type Adapter = ReturnType<typeof createPluginAdapter>;
+/** The adapter of the last "full" registration, which the "discovery" one reuses (one memory service per process). */
+let fullAdapter: { pluginId: string; adapter: Adapter } | undefined;
+
+function onPromptBuild(api: PackageApi, adapter: Adapter): void {
+  api.on?.("before_prompt_build", async (event, ctx) => {
+    startGatewayLog();
+    return adapter.beforePromptBuild(event, ctx);
+  });
+}
+
 export function register(api: PackageApi): void {
   try {
     const pluginId = api.id ?? PACKAGE_PLUGIN_ID;
     api.registerCli?.(({ program }) => registerContextCommands(program), { descriptors: [CONTEXT_COMMAND] });
-    // Outside "full" registration api.runtime throws (OpenClaw only wants the commands then).
-    if (api.registrationMode !== undefined && api.registrationMode !== "full") return;
+    // The gateway registers the plugin twice: "full", then "discovery" (2026.9.6), and runs the typed
+    // hooks (before_prompt_build) of the second registration only. So "discovery" registers that one
+    // hook again; everything with a process-wide effect (internal hooks, the engine) stays "full"
+    // only, or triage would capture twice. In "cli-metadata" api.runtime throws: the command only.
+    const mode = api.registrationMode;
+    const full = mode === undefined || mode === "full";
+    if (!full && mode !== "discovery") return;
     const { config, error } = parsePackageConfig(api.pluginConfig);
-    if (error) log(api, "error", `invalid config, the bad keys are ignored: ${error}`);
+    if (error && full) log(api, "error", `invalid config, the bad keys are ignored: ${error}`);
 
     const hostVersion = hostVersionOf(api);
     if (!servesHost(hostVersion)) {
-      log(api, "info", `stands aside on OpenClaw ${hostVersion ?? "(unknown version)"}: install the hook pack there (npm run install-hooks)`);
+      if (full) log(api, "info", `stands aside on OpenClaw ${hostVersion ?? "(unknown version)"}: install the hook pack there (npm run install-hooks)`);
       return;
     }
     if (!config.enabled) {
-      log(api, "info", "enabled: false: OpenClaw's default bootstrap files, no memory");
+      if (full) log(api, "info", "enabled: false: OpenClaw's default bootstrap files, no memory");
       return;
     }
 
@@ -92,7 +108,13 @@ export function register(api: PackageApi): void {
         return configView(api.config, config);
       },
     };
-    const adapter = createPluginAdapter({ api: adapterApi, hostVersion, logPrefix: `[${pluginId}]`, selectRemedy: selectRemedyFor(pluginId), staticContextInEngine: true });
+    const reused = !full && fullAdapter?.pluginId === pluginId ? fullAdapter.adapter : undefined;
+    const adapter = reused ?? createPluginAdapter({ api: adapterApi, hostVersion, logPrefix: `[${pluginId}]`, selectRemedy: selectRemedyFor(pluginId), staticContextInEngine: true });
+    if (!full) {
+      onPromptBuild(api, adapter);
+      return;
+    }
+    fullAdapter = { pluginId, adapter };
     // Triage and "remember that …" capture belong to the memory half (the hook pack's ethos-context).
     const triage = config.memory ? createTriageHook({ cfg: () => adapterApi.config, configFrom: (cfg) => adapter.service.configFrom(cfg) }) : undefined;
 
@@ -117,10 +139,7 @@ export function register(api: PackageApi): void {
       );
     }
 
-    api.on?.("before_prompt_build", async (event, ctx) => {
-      startGatewayLog();
-      return adapter.beforePromptBuild(event, ctx);
-    });
+    onPromptBuild(api, adapter);
     api.registerContextEngine?.(pluginId, async (factoryCtx) => {
       try {
         const engine = adapter.contextEngine(await loadHostSdk(), factoryCtx?.workspaceDir);

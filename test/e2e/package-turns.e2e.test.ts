@@ -73,6 +73,7 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
   }
   const subagentTurn = () => turn(`agent:main:subagent:${crypto.randomUUID()}`, `Where is my sailboat moored, and what is my locker code? ${letters(6)}`);
   const cronTurn = () => gw.cronTurn(`Cron check: where is my sailboat moored, what is my locker code? ${letters(6)}`, 600_000);
+  const heartbeatTurn = () => gw.heartbeatTurn(`Heartbeat: anything to check? ${letters(6)}`, 600_000);
   const written = () => (fs.existsSync(dayFile) ? fs.readFileSync(dayFile, "utf8") : "");
 
   beforeAll(async () => {
@@ -90,9 +91,11 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
     if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
   });
 
-  it("before the install (OpenClaw's default): a subagent gets no SOUL.md, a cron run no HEARTBEAT.md", { timeout: 1_300_000 }, async () => {
+  it("before the install (OpenClaw's default): a subagent gets no SOUL.md, a cron run no HEARTBEAT.md, a main-session heartbeat none on its messages", { timeout: 1_900_000 }, async () => {
     expect(bodyOf(await subagentTurn())).not.toContain(SOUL_SENTINEL);
     expect(bodyOf(await cronTurn())).not.toContain(HEARTBEAT_SENTINEL);
+    const heartbeat = await heartbeatTurn();
+    expect(gw.model.userTextOf(heartbeat.request)).not.toContain(HEARTBEAT_SENTINEL);
   });
 
   it("after `openclaw plugins install <tarball>` and a restart the package serves, logging under its own id", { timeout: 900_000 }, async () => {
@@ -154,6 +157,15 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
     observed.packageCronHeartbeat = "HEARTBEAT.md; no USER.md, MEMORY.md, memories";
   });
 
+  it("a heartbeat run in the main session gets HEARTBEAT.md on its user message: the package's before_prompt_build runs", { timeout: 900_000 }, async () => {
+    // Only before_prompt_build can add this (prependContext; the engine sees no trigger). The gateway
+    // registers the plugin twice ("full", then "discovery") and runs the typed hooks of the second.
+    const heartbeat = await heartbeatTurn();
+    expect(gw.model.userTextOf(heartbeat.request)).toContain(HEARTBEAT_SENTINEL);
+    expect(heartbeat.systemPrompt).not.toContain(HEARTBEAT_SENTINEL);
+    observed.packageBeforePromptBuildRuns = "yes, when also registered in discovery mode";
+  });
+
   it("the adapter compiled into the package logs under the package's id, never the companion's", () => {
     expect(gw.logs()).toMatch(/\[openclaw-context\] no memory for this turn/);
     expect(gw.logs()).not.toContain("openclaw-context-companion");
@@ -168,7 +180,7 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
       if (cell === undefined) return [`${id}: no row (observed ${JSON.stringify(value)})`];
       return cell.replaceAll("`", "") === value ? [] : [`${id}: doc says ${JSON.stringify(cell)}, observed ${JSON.stringify(value)}`];
     });
-    expect(Object.keys(observed).sort()).toEqual(["packageCronHeartbeat", "packageSubagentSoul", "registerHookMessageReceived"]);
+    expect(Object.keys(observed).sort()).toEqual(["packageBeforePromptBuildRuns", "packageCronHeartbeat", "packageSubagentSoul", "registerHookMessageReceived"]);
     expect(mismatches).toEqual([]);
   });
 });
