@@ -89,6 +89,21 @@ describe("packaged plugin entry", () => {
     expect([got.hooks, got.on, got.engines]).toEqual([[], [], []]);
   });
 
+  it("in discovery mode it registers before_prompt_build only (the gateway runs that registration's typed hooks), no internal hook, no engine, no log line", async () => {
+    const { api, got } = fakeApi({ mode: "discovery" });
+    register(api);
+    expect(got.on.map((o) => o.hook)).toEqual(["before_prompt_build"]);
+    expect([got.hooks, got.engines, got.lines]).toEqual([[], [], []]);
+    expect(got.cli).toHaveLength(1);
+    // The handler is live: a malformed call gives undefined, never a throw.
+    await expect(got.on[0]!.handler(null, null)).resolves.toBeUndefined();
+    for (const off of [{ mode: "discovery", pluginConfig: { enabled: false } }, { mode: "discovery", version: "2026.3.13" }, { mode: "setup-only" }]) {
+      const other = fakeApi(off);
+      register(other.api);
+      expect([other.got.hooks, other.got.on, other.got.engines, other.got.lines]).toEqual([[], [], [], []]);
+    }
+  });
+
   it("enabled: false (the rollback switch) and 2026.3.13 register nothing that changes a turn", () => {
     for (const input of [{ pluginConfig: { enabled: false } }, { version: "2026.3.13" }]) {
       const { api, got } = fakeApi(input);
