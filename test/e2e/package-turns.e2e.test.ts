@@ -5,7 +5,8 @@
 // session-aware file set and its memory; the main session's "Remember that my … is …" is written to
 // memory/<today>.md by the package's message:received hook and a NEW session's question gets it; a
 // subagent gets SOUL.md and a cron run HEARTBEAT.md (the package's engine, systemPromptAddition),
-// neither USER.md, MEMORY.md nor a memory.
+// neither USER.md, MEMORY.md nor a memory; a main-session heartbeat gets HEARTBEAT.md through the
+// package's before_prompt_build (registered in the gateway's "discovery" registration too).
 // The install itself, `openclaw context status`, the switch off and the uninstall are
 // test/e2e/package.e2e.test.ts. Rows in HOOK_ASSUMPTIONS.md ("Plugin package").
 import crypto from "node:crypto";
