@@ -23,9 +23,12 @@ export type PluginApiLike = { id?: string; config?: OpenClawConfig; pluginConfig
 
 export type PromptBuildResult = { prependContext?: string; appendSystemContext?: string };
 
-function hostLog(logger: HostLogger | undefined): Log {
+/** The companion's wording; the packaged plugin passes its own id and remedy (src/plugin-package/index.ts). */
+export const COMPANION_LOG_PREFIX = "[openclaw-context-companion]";
+
+function hostLog(logger: HostLogger | undefined, prefix: string): Log {
   const write = (level: "debug" | "info" | "warn" | "error") => (fields: object, message: string) => {
-    const line = `[openclaw-context-companion] ${message} ${JSON.stringify(fields)}`;
+    const line = `${prefix} ${message} ${JSON.stringify(fields)}`;
     const target = logger?.[level];
     if (typeof target === "function") target.call(logger, line);
     else if (level !== "debug") console.error(line);
@@ -64,8 +67,24 @@ export type HostSdk = {
   buildMemorySystemPromptAddition?(params: Record<string, unknown>): string | undefined;
 };
 
-export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: string; service?: MemoryContextService }) {
-  const log = hostLog(input.api.logger);
+export type PluginAdapterInput = {
+  api: PluginApiLike;
+  hostVersion?: string;
+  service?: MemoryContextService;
+  /** Prefix of the adapter's log lines (default the companion's). */
+  logPrefix?: string;
+  /** What the delivery line tells the operator to do when the engine is not selected (default: run npm run install-hooks). */
+  selectRemedy?: string;
+  /**
+   * SOUL.md for subagents and HEARTBEAT.md for cron runs through the selected engine's
+   * systemPromptAddition instead of before_prompt_build's appendSystemContext. The packaged plugin
+   * sets it: on 2026.9.6 its before_prompt_build handler is registered but never run (docs/plugin-package.md).
+   */
+  staticContextInEngine?: boolean;
+};
+
+export function createPluginAdapter(input: PluginAdapterInput) {
+  const log = hostLog(input.api.logger, input.logPrefix ?? COMPANION_LOG_PREFIX);
   const config: PluginConfig = parsePluginConfig(input.api.pluginConfig, log);
   const service = input.service ?? createMemoryContextService({ log: () => log });
   const cfg = () => input.api.config;
@@ -83,12 +102,22 @@ export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: s
     return result.block;
   }
 
+  /** SOUL.md / HEARTBEAT.md for the engine: sessions recognised by their key (assemble() has no trigger). */
+  async function engineStaticContext(turn: { sessionKey: string; workspaceDir: string }): Promise<string | undefined> {
+    if (hookSwitchedOff(cfg(), HOOK_KEYS.aciBootstrap)) return undefined;
+    const classification = classifyForRetrieval(turn.sessionKey, cfg(), service.configFrom(cfg()));
+    const fixed = await staticContextFor({ classification, trigger: "user", workspaceDir: turn.workspaceDir, config, log });
+    return fixed.appendSystemContext;
+  }
+  /** Whether the engine already carries this turn's appendSystemContext part. */
+  const engineCarriesStatic = () => Boolean(input.staticContextInEngine) && selection.kind === "ours";
+
   return {
     config,
     service,
     /** One line: which channel carries the memory block (logged at start; status and explain say the same). */
     get deliveryLine(): string {
-      return describeDelivery(selection, engineId);
+      return describeDelivery(selection, engineId, input.selectRemedy);
     },
     /** The engine could not be built: OpenClaw runs its legacy engine, so memory goes back to prependContext. */
     engineUnavailable(reason: string): void {
@@ -105,6 +134,7 @@ export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: s
         memoryBlock: carrierBlock,
         delegateCompaction: (params) => sdk.delegateCompactionToRuntime(params),
         memoryPromptAddition: sdk.buildMemorySystemPromptAddition ? (params) => sdk.buildMemorySystemPromptAddition?.(params) : undefined,
+        staticPromptAddition: input.staticContextInEngine ? engineStaticContext : undefined,
         log,
       });
     },
@@ -122,7 +152,7 @@ export function createPluginAdapter(input: { api: PluginApiLike; hostVersion?: s
         const classification = classifyForRetrieval(sessionKey, cfg(), service.configFrom(cfg()));
         const result: PromptBuildResult = {};
         const fixed = hookSwitchedOff(cfg(), HOOK_KEYS.aciBootstrap) ? {} : await staticContextFor({ classification, trigger, workspaceDir, config, log });
-        if (fixed.appendSystemContext) result.appendSystemContext = fixed.appendSystemContext;
+        if (fixed.appendSystemContext && !engineCarriesStatic()) result.appendSystemContext = fixed.appendSystemContext;
         const prepend: string[] = [];
         if (fixed.prependContext) prepend.push(fixed.prependContext);
 

@@ -1,9 +1,16 @@
 import { getLogger } from "../core/log.ts";
+import { HOOK_KEYS } from "../core/records.ts";
 import { loadHygieneConfigCached } from "../hygiene/config.ts";
 import { triageInboundMessage } from "../hygiene/triage.ts";
 import type { MessageReceivedEvent } from "../openclaw/events.ts";
 import { sessionKeyOf } from "../openclaw/events.ts";
-import type { EthosContextRuntime, MessageTurn } from "./runtime.ts";
+import type { MessageTurn } from "./runtime.ts";
+
+/**
+ * Who says which workspace a message is triaged in (undefined: not the operator's, or triage off):
+ * the hook's runtime, or the plugin package's own resolver (src/plugin-package/triage-hook.ts).
+ */
+export type OperatorWorkspaceResolver = { operatorWorkspaceForMessage(event: MessageReceivedEvent, turn?: MessageTurn): string | undefined };
 
 /**
  * Triage the operator's inbound message (spec 004 §7) and capture what it asks to remember, in the
@@ -11,7 +18,7 @@ import type { EthosContextRuntime, MessageTurn } from "./runtime.ts";
  * writes wait for seconds, so this never holds anything up and never throws. Only the operator's
  * own sessions get here (the turn's one classification), so every capture is the operator's.
  */
-export function startInboundTriage(event: MessageReceivedEvent, runtime: EthosContextRuntime, turn?: MessageTurn): Promise<void> {
+export function startInboundTriage(event: MessageReceivedEvent, runtime: OperatorWorkspaceResolver, turn?: MessageTurn): Promise<void> {
   const workspaceDir = runtime.operatorWorkspaceForMessage(event, turn);
   if (!workspaceDir) return Promise.resolve();
   const messageId = typeof event.context.messageId === "string" ? event.context.messageId : undefined;
@@ -22,11 +29,11 @@ export function startInboundTriage(event: MessageReceivedEvent, runtime: EthosCo
     )
     .then((outcome) => {
       if (outcome.flagged) {
-        getLogger("ethos-context").info(
+        getLogger(HOOK_KEYS.ethosContext).info(
           { classes: outcome.matches.map((m) => m.class), correction: outcome.correction?.id, capture: outcome.capture?.action },
           "message triaged",
         );
       }
     })
-    .catch((error: unknown) => getLogger("ethos-context").warn({ err: (error as Error).message }, "triage failed"));
+    .catch((error: unknown) => getLogger(HOOK_KEYS.ethosContext).warn({ err: (error as Error).message }, "triage failed"));
 }

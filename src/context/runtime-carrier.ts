@@ -94,12 +94,15 @@ export function engineSelection(cfg: OpenClawConfig | undefined, ourEngineId: st
 }
 
 /** One line for logs, status and explain: which channel carries the memory block, and why. */
-export function describeDelivery(selection: EngineSelection, ourEngineId: string): string {
+/** How an operator selects the companion's engine (the packaged plugin passes its own remedy). */
+export const COMPANION_SELECT_REMEDY = "run npm run install-hooks to select it";
+
+export function describeDelivery(selection: EngineSelection, ourEngineId: string, selectRemedy: string = COMPANION_SELECT_REMEDY): string {
   switch (selection.kind) {
     case "ours":
       return `runtime-context carrier through context engine ${ourEngineId} (prependContext for Claude Opus 5.5 / Fable 5.1)`;
     case "not-selected":
-      return `prependContext (plugins.slots.contextEngine is not ${ourEngineId}; run npm run install-hooks to select it)`;
+      return `prependContext (plugins.slots.contextEngine is not ${ourEngineId}; ${selectRemedy})`;
     case "other":
       return `prependContext (context engine ${selection.engineId} is configured; only one engine can be active, so the plugin stands aside)`;
   }
@@ -122,6 +125,11 @@ export type RuntimeCarrierEngineDeps = {
   delegateCompaction(params: Record<string, unknown>): Promise<unknown>;
   /** The host's `buildMemorySystemPromptAddition` (the memory section OpenClaw leaves out for non-default engines). */
   memoryPromptAddition?(params: Record<string, unknown>): string | undefined;
+  /**
+   * Static per-session text for the system prompt (SOUL.md for a subagent, HEARTBEAT.md for a cron
+   * run), when the engine is the one that delivers it (the packaged plugin). Never throws.
+   */
+  staticPromptAddition?(input: { sessionKey: string; workspaceDir: string }): Promise<string | undefined>;
   log: EngineLog;
   now?: () => number;
 };
@@ -199,6 +207,14 @@ export function createRuntimeCarrierEngine(deps: RuntimeCarrierEngineDeps) {
         if (addition) result.systemPromptAddition = addition;
       } catch (error) {
         deps.log.warn({ err: error instanceof Error ? error.message : String(error) }, "memory prompt section not rebuilt");
+      }
+      try {
+        const sessionKey = text(params.sessionKey);
+        const workspaceDir = deps.workspaceDir ?? (isObject(params.runtimeContext) ? text(params.runtimeContext.workspaceDir) : undefined);
+        const fixed = sessionKey && workspaceDir ? await deps.staticPromptAddition?.({ sessionKey, workspaceDir }) : undefined;
+        if (fixed) result.systemPromptAddition = result.systemPromptAddition ? `${result.systemPromptAddition}\n\n${fixed}` : fixed;
+      } catch (error) {
+        deps.log.warn({ err: error instanceof Error ? error.message : String(error) }, "assemble: no static context this turn");
       }
       try {
         const block = await carrierFor(params, messages);

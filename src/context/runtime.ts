@@ -1,6 +1,6 @@
 import path from "node:path";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
-import { expandHome, loadOpenClawConfigFile, openClawStateDir } from "../openclaw/config-file.ts";
+import { loadOpenClawConfigFile } from "../openclaw/config-file.ts";
 import { isBootstrapFileRecord, sessionKeyOf } from "../openclaw/events.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent, OpenClawConfig } from "../openclaw/events.ts";
 import { pluginDeliveryClaim } from "./delivery.ts";
@@ -12,9 +12,11 @@ import { boundedId } from "../core/bounded-id.ts";
 import type { CurrentTurn, TurnOutcome } from "./session-state.ts";
 import { waitAtMost } from "./wait.ts";
 import type { EthosContextConfig } from "./config.ts";
-import type { SessionClassification, SessionType } from "../session/types.ts";
+import type { SessionClassification } from "../session/types.ts";
+import { configuredWorkspace, isOperatorSession } from "./workspace.ts";
 
 export { memoryIndexOptions, retrievalSourceKey } from "./service.ts";
+export { configuredWorkspace, isOperatorSession } from "./workspace.ts";
 export type { BlockComposer, ComposedBlock } from "./memory-composer.ts";
 export type { RetrieverFactory } from "./service.ts";
 
@@ -41,10 +43,6 @@ type HookPending = { plan: TurnPlan; retrieval?: RetrievalHandle };
 /** A message:received turn as classified once by the handler. */
 export type MessageTurn = { sessionKey: string | undefined; cfg: OpenClawConfig | undefined; config: EthosContextConfig; classification: SessionClassification };
 
-/** The operator's own sessions: the only ones whose messages are triaged and captured. */
-export function isOperatorSession(type: SessionType): boolean {
-  return type === "MAIN_SESSION" || type === "PRIVATE_DM";
-}
 
 /** Replace our record if one is there (same name or same path), else append; never mutates `files`. */
 export function upsertMemoryRecord(files: readonly unknown[], record: BootstrapFileRecord, workspaceDir: string): unknown[] {
@@ -261,36 +259,6 @@ export class EthosContextRuntime {
     this.service.logOutcome({ ...outcome, sessionType: plan.sessionType });
     return outcome;
   }
-}
-
-function expandUserPath(p: string, env: NodeJS.ProcessEnv): string {
-  return path.resolve(expandHome(p.trim(), env));
-}
-
-/**
- * An agent's workspace when config states it unambiguously (core's resolveAgentWorkspaceDir):
- *  - an explicit `workspace` on the agent's entry (`agents.entries.<id>` or `agents.list[]`);
- *  - with no agent roster at all, the sole agent `main` uses `agents.defaults.workspace`, else
- *    $OPENCLAW_WORKSPACE_DIR, else `<stateDir>/workspace`.
- * Anything else (multi-agent fleets with inherited workspaces) is not guessed: the retrieval
- * then starts at bootstrap, where the event carries the workspace.
- */
-export function configuredWorkspace(cfg: OpenClawConfig | undefined, agentId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const agents = (cfg?.agents ?? {}) as Record<string, unknown>;
-  if (typeof agents !== "object" || agents === null) return undefined;
-  const entries = agents.entries as Record<string, { workspace?: unknown }> | undefined;
-  const list = agents.list as { id?: unknown; workspace?: unknown }[] | undefined;
-  const hasRoster = (entries !== undefined && entries !== null) || Array.isArray(list);
-  const entry =
-    (entries && typeof entries === "object" && !Array.isArray(entries) ? entries[agentId] : undefined) ??
-    (Array.isArray(list) ? list.find((item) => item && typeof item === "object" && item.id === agentId) : undefined);
-  const explicit = entry && typeof entry === "object" ? entry.workspace : undefined;
-  if (typeof explicit === "string" && explicit.trim()) return expandUserPath(explicit, env);
-  if (hasRoster || agentId !== "main") return undefined;
-  const defaults = agents.defaults as { workspace?: unknown } | undefined;
-  if (typeof defaults?.workspace === "string" && defaults.workspace.trim()) return expandUserPath(defaults.workspace, env);
-  if (env.OPENCLAW_WORKSPACE_DIR) return expandUserPath(env.OPENCLAW_WORKSPACE_DIR, env);
-  return path.join(openClawStateDir(env), "workspace");
 }
 
 /** The one runtime of the gateway process, shared by both events. */

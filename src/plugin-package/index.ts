@@ -2,7 +2,9 @@
 // everything it imports into dist/plugin/index.js). One artifact registers what the hook pack and
 // the companion plugin do together today: the bootstrap file sets (api.registerHook on
 // agent:bootstrap), the memory delivery (context-engine carrier + before_prompt_build fallback,
-// the companion's adapter) and `openclaw context …` (api.registerCli). No run-time search for
+// the companion's adapter, with SOUL.md for subagents and HEARTBEAT.md for cron runs), triage and
+// "remember that …" capture (api.registerHook on message:received) and `openclaw context …`
+// (api.registerCli). No run-time search for
 // another artifact and no globalThis handshake: the code is compiled in.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,6 +16,7 @@ import type { OpenClawConfig } from "../openclaw/events.ts";
 import { runBootstrapHook } from "./bootstrap-hook.ts";
 import { registerContextCommands } from "./cli.ts";
 import { companionConfigOf, configView, PACKAGE_PLUGIN_ID, parsePackageConfig } from "./config.ts";
+import { createTriageHook } from "./triage-hook.ts";
 
 type ContextEngineFactory = (ctx: { workspaceDir?: string } | undefined) => Promise<unknown>;
 
@@ -30,6 +33,11 @@ export type PackageApi = {
   registerContextEngine?(id: string, factory: ContextEngineFactory): void;
   on?(hook: string, handler: (event: unknown, ctx: unknown) => Promise<unknown>): void;
 };
+
+/** What the delivery line tells the operator when the engine is not selected: this package's own command. */
+export function selectRemedyFor(pluginId: string): string {
+  return `select it with: openclaw config set plugins.slots.contextEngine ${pluginId}`;
+}
 
 /** Also in openclaw.plugin.json (cliCommands): OpenClaw lists the command from the manifest before it loads the plugin. */
 export const CONTEXT_COMMAND = { name: "context", description: "openclaw-context: status, explain, baseline, backup, rollback, draft-tools, check-tools, compress-wisdom, uninstall", hasSubcommands: true };
@@ -57,33 +65,40 @@ function startGatewayLog(): void {
   logToGatewayFile();
 }
 
+type Adapter = ReturnType<typeof createPluginAdapter>;
+/** The adapter of the last "full" registration, which the "discovery" one reuses (one memory service per process). */
+let fullAdapter: { pluginId: string; adapter: Adapter } | undefined;
+
+function onPromptBuild(api: PackageApi, adapter: Adapter): void {
+  api.on?.("before_prompt_build", async (event, ctx) => {
+    startGatewayLog();
+    return adapter.beforePromptBuild(event, ctx);
+  });
+}
+
 export function register(api: PackageApi): void {
   try {
     const pluginId = api.id ?? PACKAGE_PLUGIN_ID;
     api.registerCli?.(({ program }) => registerContextCommands(program), { descriptors: [CONTEXT_COMMAND] });
-    // Outside "full" registration api.runtime throws (OpenClaw only wants the commands then).
-    if (api.registrationMode !== undefined && api.registrationMode !== "full") return;
+    // The gateway registers the plugin twice: "full", then "discovery" (2026.9.6), and runs the typed
+    // hooks (before_prompt_build) of the second registration only. So "discovery" registers that one
+    // hook again; everything with a process-wide effect (internal hooks, the engine) stays "full"
+    // only, or triage would capture twice. In "cli-metadata" api.runtime throws: the command only.
+    const mode = api.registrationMode;
+    const full = mode === undefined || mode === "full";
+    if (!full && mode !== "discovery") return;
     const { config, error } = parsePackageConfig(api.pluginConfig);
-    if (error) log(api, "error", `invalid config, the bad keys are ignored: ${error}`);
+    if (error && full) log(api, "error", `invalid config, the bad keys are ignored: ${error}`);
 
     const hostVersion = hostVersionOf(api);
     if (!servesHost(hostVersion)) {
-      log(api, "info", `stands aside on OpenClaw ${hostVersion ?? "(unknown version)"}: install the hook pack there (npm run install-hooks)`);
+      if (full) log(api, "info", `stands aside on OpenClaw ${hostVersion ?? "(unknown version)"}: install the hook pack there (npm run install-hooks)`);
       return;
     }
     if (!config.enabled) {
-      log(api, "info", "enabled: false: OpenClaw's default bootstrap files, no memory");
+      if (full) log(api, "info", "enabled: false: OpenClaw's default bootstrap files, no memory");
       return;
     }
-
-    api.registerHook?.(
-      ["agent:bootstrap"],
-      async (event) => {
-        startGatewayLog();
-        await runBootstrapHook(event, (cfg) => configView(cfg, config));
-      },
-      { name: `${pluginId}.aci-bootstrap`, description: "Session-aware bootstrap file sets (openclaw-context)" },
-    );
 
     // The companion adapter reads openclaw.json through the view: the plugin's switches and option objects apply.
     const adapterApi = {
@@ -94,11 +109,38 @@ export function register(api: PackageApi): void {
         return configView(api.config, config);
       },
     };
-    const adapter = createPluginAdapter({ api: adapterApi, hostVersion });
-    api.on?.("before_prompt_build", async (event, ctx) => {
-      startGatewayLog();
-      return adapter.beforePromptBuild(event, ctx);
-    });
+    const reused = !full && fullAdapter?.pluginId === pluginId ? fullAdapter.adapter : undefined;
+    const adapter = reused ?? createPluginAdapter({ api: adapterApi, hostVersion, logPrefix: `[${pluginId}]`, selectRemedy: selectRemedyFor(pluginId), staticContextInEngine: true });
+    if (!full) {
+      onPromptBuild(api, adapter);
+      return;
+    }
+    fullAdapter = { pluginId, adapter };
+    // Triage and "remember that …" capture belong to the memory half (the hook pack's ethos-context).
+    const triage = config.memory ? createTriageHook({ cfg: () => adapterApi.config, configFrom: (cfg) => adapter.service.configFrom(cfg) }) : undefined;
+
+    api.registerHook?.(
+      ["agent:bootstrap"],
+      async (event) => {
+        startGatewayLog();
+        triage?.onAgentBootstrap(event);
+        await runBootstrapHook(event, (cfg) => configView(cfg, config));
+      },
+      { name: `${pluginId}.aci-bootstrap`, description: "Session-aware bootstrap file sets (openclaw-context)" },
+    );
+    if (triage) {
+      api.registerHook?.(
+        ["message:received"],
+        async (event) => {
+          startGatewayLog();
+          // Not awaited: the writes may wait on a lock, and the turn must not wait for them.
+          void triage.onMessageReceived(event);
+        },
+        { name: `${pluginId}.triage`, description: "Triage and \"remember that …\" capture of the operator's messages (openclaw-context)" },
+      );
+    }
+
+    onPromptBuild(api, adapter);
     api.registerContextEngine?.(pluginId, async (factoryCtx) => {
       try {
         const engine = adapter.contextEngine(await loadHostSdk(), factoryCtx?.workspaceDir);

@@ -5,12 +5,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { CONTEXT_COMMAND, register } from "../../src/plugin-package/index.ts";
 import type { PackageApi } from "../../src/plugin-package/index.ts";
 import { configView, parsePackageConfig } from "../../src/plugin-package/config.ts";
 import { packageSection } from "../../src/ops/package-status.ts";
+import { createTriageHook } from "../../src/plugin-package/triage-hook.ts";
+import { createMemoryContextService } from "../../src/context/service.ts";
+import { dayFileFor } from "../../src/hygiene/capture.ts";
+import { createPluginAdapter } from "../../plugin/adapter.ts";
+import { buildPlugin } from "../../scripts/build-plugin.ts";
+import { waitForFileContaining } from "../e2e/wait-file.ts";
+import { webchatMessageEvent } from "./ethos-events.ts";
 
 const repo = path.resolve(__dirname, "../..");
 const workspace = path.join(repo, "fixtures/workspace");
@@ -27,16 +34,23 @@ afterAll(() => {
   fs.rmSync(noConfigDir, { recursive: true, force: true });
 });
 
-type Registered = { hooks: { events: string[]; name: string; handler: (event: unknown) => Promise<void> }[]; cli: unknown[]; on: string[]; engines: string[] };
+type Registered = {
+  hooks: { events: string[]; name: string; handler: (event: unknown) => Promise<void> }[];
+  cli: unknown[];
+  on: { hook: string; handler: (event: unknown, ctx: unknown) => Promise<unknown> }[];
+  engines: string[];
+  lines: string[];
+};
 
-function fakeApi(input: { pluginConfig?: unknown; version?: string; mode?: string }): { api: PackageApi; got: Registered } {
-  const got: Registered = { hooks: [], cli: [], on: [], engines: [] };
+function fakeApi(input: { pluginConfig?: unknown; version?: string; mode?: string; config?: Record<string, unknown> }): { api: PackageApi; got: Registered } {
+  const got: Registered = { hooks: [], cli: [], on: [], engines: [], lines: [] };
+  const line = (text: string) => void got.lines.push(text);
   const api: PackageApi = {
     id: "openclaw-context",
-    config: {},
+    config: input.config ?? {},
     pluginConfig: input.pluginConfig,
     registrationMode: input.mode ?? "full",
-    logger: { info: () => {}, warn: () => {}, error: () => {} },
+    logger: { debug: line, info: line, warn: line, error: line },
     get runtime() {
       if (input.mode === "cli-metadata") throw new Error("runtime is intentionally unavailable during cli-metadata registration");
       return { version: input.version ?? "2026.9.6" };
@@ -44,7 +58,7 @@ function fakeApi(input: { pluginConfig?: unknown; version?: string; mode?: strin
     registerHook: (events, handler, opts) => got.hooks.push({ events, handler, name: opts.name }),
     registerCli: (_registrar, opts) => got.cli.push(opts),
     registerContextEngine: (id) => got.engines.push(id),
-    on: (hook) => got.on.push(hook),
+    on: (hook, handler) => got.on.push({ hook, handler }),
   };
   return { api, got };
 }
@@ -56,11 +70,14 @@ function bootstrapEvent() {
 const names = (event: ReturnType<typeof bootstrapEvent>) => (event.context.bootstrapFiles as { name: string; missing?: boolean }[]).filter((f) => !f.missing).map((f) => f.name);
 
 describe("packaged plugin entry", () => {
-  it("registers the bootstrap hook, the memory delivery and `openclaw context` on 2026.9.6", () => {
+  it("registers the bootstrap hook, triage on message:received, the memory delivery and `openclaw context` on 2026.9.6", () => {
     const { api, got } = fakeApi({});
     register(api);
-    expect(got.hooks.map((h) => [h.events, h.name])).toEqual([[["agent:bootstrap"], "openclaw-context.aci-bootstrap"]]);
-    expect(got.on).toEqual(["before_prompt_build"]);
+    expect(got.hooks.map((h) => [h.events, h.name])).toEqual([
+      [["agent:bootstrap"], "openclaw-context.aci-bootstrap"],
+      [["message:received"], "openclaw-context.triage"],
+    ]);
+    expect(got.on.map((o) => o.hook)).toEqual(["before_prompt_build"]);
     expect(got.engines).toEqual(["openclaw-context"]);
     expect(got.cli).toEqual([{ descriptors: [CONTEXT_COMMAND] }]);
   });
@@ -70,6 +87,21 @@ describe("packaged plugin entry", () => {
     register(api);
     expect(got.cli).toHaveLength(1);
     expect([got.hooks, got.on, got.engines]).toEqual([[], [], []]);
+  });
+
+  it("in discovery mode it registers before_prompt_build only (the gateway runs that registration's typed hooks), no internal hook, no engine, no log line", async () => {
+    const { api, got } = fakeApi({ mode: "discovery" });
+    register(api);
+    expect(got.on.map((o) => o.hook)).toEqual(["before_prompt_build"]);
+    expect([got.hooks, got.engines, got.lines]).toEqual([[], [], []]);
+    expect(got.cli).toHaveLength(1);
+    // The handler is live: a malformed call gives undefined, never a throw.
+    await expect(got.on[0]!.handler(null, null)).resolves.toBeUndefined();
+    for (const off of [{ mode: "discovery", pluginConfig: { enabled: false } }, { mode: "discovery", version: "2026.3.13" }, { mode: "setup-only" }]) {
+      const other = fakeApi(off);
+      register(other.api);
+      expect([other.got.hooks, other.got.on, other.got.engines, other.got.lines]).toEqual([[], [], [], []]);
+    }
   });
 
   it("enabled: false (the rollback switch) and 2026.3.13 register nothing that changes a turn", () => {
@@ -122,5 +154,117 @@ describe("packaged plugin entry", () => {
       "  memory delivery: runtime-context carrier through context engine openclaw-context",
     ]);
     expect(packageSection({})).toContain("not in plugins.entries");
+  });
+});
+
+describe("packaged plugin: triage and capture on message:received", () => {
+  const REMEMBER = "Remember that my locker code is 4312";
+  const FACT_LINE = "- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator";
+  let ws: string;
+  beforeEach(() => {
+    ws = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-package-triage-"));
+  });
+  afterEach(() => fs.rmSync(ws, { recursive: true, force: true }));
+  const dayFile = () => dayFileFor(ws, new Date());
+  const written = () => (fs.existsSync(dayFile()) ? fs.readFileSync(dayFile(), "utf8") : "");
+  const message = (sessionKey: string, text = REMEMBER) => webchatMessageEvent(sessionKey, text, `m-${sessionKey}`);
+  const hookFor = (cfg: Record<string, unknown>, ethosContext: Record<string, unknown> = {}) => {
+    const { config } = parsePackageConfig({ ethosContext });
+    const service = createMemoryContextService();
+    return createTriageHook({ cfg: () => configView(cfg, config), configFrom: (viewed) => service.configFrom(viewed) });
+  };
+
+  it("the registered hook writes the main session's \"remember that …\" into memory/<today>.md, without holding the event up", async () => {
+    const { api, got } = fakeApi({ config: { agents: { defaults: { workspace: ws } } } });
+    register(api);
+    const triage = got.hooks.find((h) => h.events.includes("message:received"))!;
+    fs.mkdirSync(path.join(ws, "memory"));
+    // The handler resolves before the write (the gateway does not wait for it); the file shows it.
+    await triage.handler(message("agent:main:main"));
+    expect(await waitForFileContaining(dayFile(), "4312")).toContain(FACT_LINE);
+  });
+
+  it.each([
+    ["a group", "agent:main:telegram:group:-100777"],
+    ["a stranger's DM", "agent:main:telegram:direct:9999"],
+    ["a subagent", "agent:main:subagent:6f1a1c2e-0d8e-4a43-9a43-1c2d3e4f5a6b"],
+    ["a cron run", "agent:main:cron:nightly:run:abc"],
+  ])("%s writes nothing (owner sessions only)", async (_what, sessionKey) => {
+    const cfg = { agents: { defaults: { workspace: ws } }, hooks: { internal: { entries: { "ethos-context": { scope: { ownerIds: ["4242"] } } } } } };
+    await hookFor(cfg, { scope: { ownerIds: ["4242"] } }).onMessageReceived(message(sessionKey));
+    expect(written()).toBe("");
+    expect(fs.existsSync(path.join(ws, "memory", ".triage"))).toBe(false);
+  });
+
+  it("the owner's DM writes; ethosContext.triage: false writes nothing", async () => {
+    const cfg = { agents: { defaults: { workspace: ws } } };
+    await hookFor(cfg, { triage: false }).onMessageReceived(message("agent:main:main"));
+    expect(written()).toBe("");
+    await hookFor(cfg, { scope: { ownerIds: ["4242"] } }).onMessageReceived(message("agent:main:telegram:direct:4242"));
+    expect(written()).toContain(FACT_LINE);
+  });
+
+  it("an agent whose workspace config does not state is triaged in the workspace of its last bootstrap", async () => {
+    const cfg = { agents: { list: [{ id: "main" }, { id: "work" }] } };
+    const hook = hookFor(cfg);
+    await hook.onMessageReceived(message("agent:main:main"));
+    expect(written()).toBe("");
+    hook.onAgentBootstrap({ type: "agent", action: "bootstrap", sessionKey: "agent:main:main", context: { workspaceDir: ws, bootstrapFiles: [], agentId: "main" } });
+    await hook.onMessageReceived(message("agent:main:main"));
+    expect(written()).toContain(FACT_LINE);
+  });
+
+  it("never throws: not an event, an event whose fields throw, memory: false registers no triage", async () => {
+    const hook = hookFor({ agents: { defaults: { workspace: ws } } });
+    const hostile = { type: "message", action: "received", get context(): never { throw new Error("boom"); } };
+    await expect(hook.onMessageReceived(hostile)).resolves.toBeUndefined();
+    await expect(hook.onMessageReceived(null)).resolves.toBeUndefined();
+    expect(() => hook.onAgentBootstrap(hostile)).not.toThrow();
+    const { api, got } = fakeApi({ pluginConfig: { memory: false } });
+    register(api);
+    expect(got.hooks.map((h) => h.name)).toEqual(["openclaw-context.aci-bootstrap"]);
+  });
+});
+
+describe("packaged plugin: its own log prefix and remedy, the companion keeps its wording", () => {
+  it("the package's lines (its own and the shared adapter's) carry [openclaw-context] and name `openclaw config set plugins.slots.contextEngine openclaw-context`", async () => {
+    const { api, got } = fakeApi({ config: { plugins: { slots: { contextEngine: "legacy" } } } });
+    register(api);
+    // An adapter line: before_prompt_build with no session key says so at debug level.
+    await got.on[0]!.handler({ prompt: "hi" }, {});
+    expect(got.lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of got.lines) expect(line).toMatch(/^\[openclaw-context\] /);
+    expect(got.lines.join("\n")).toContain(
+      "memory delivery: prependContext (plugins.slots.contextEngine is not openclaw-context; select it with: openclaw config set plugins.slots.contextEngine openclaw-context)",
+    );
+    expect(got.lines.join("\n")).not.toContain("install-hooks");
+    expect(got.lines.join("\n")).not.toContain("companion");
+  });
+
+  it("the companion adapter keeps `[openclaw-context-companion]` and `run npm run install-hooks to select it`", async () => {
+    const lines: string[] = [];
+    const line = (text: string) => void lines.push(text);
+    const adapter = createPluginAdapter({ api: { config: {}, logger: { debug: line, info: line, warn: line, error: line } } });
+    await adapter.beforePromptBuild({ prompt: "hi" }, {});
+    expect(lines[0]).toMatch(/^\[openclaw-context-companion\] /);
+    expect(adapter.deliveryLine).toBe("prependContext (plugins.slots.contextEngine is not openclaw-context-companion; run npm run install-hooks to select it)");
+  });
+});
+
+describe("the compiled package depends on no second artifact", () => {
+  it("dist/plugin/index.js has no delivery-claim symbol and no run-time search for the hook pack's adapter.ts or src/", { timeout: 120_000 }, async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-package-build-"));
+    try {
+      const code = fs.readFileSync(path.join(await buildPlugin(out), "index.js"), "utf8");
+      // The companion's handshake key (src/context/delivery.ts, plugin/index.js).
+      expect(code).not.toContain("openclaw-context.memory-delivery");
+      // plugin/index.js's resolveBundleRoot: imports <pack>/plugin/adapter.ts, checks <pack>/src/context/service.ts.
+      expect(code).not.toContain("adapter.ts");
+      expect(code).not.toContain("service.ts");
+      // The triage path is compiled in.
+      expect(code).toContain("message triaged");
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
   });
 });

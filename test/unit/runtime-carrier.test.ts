@@ -221,3 +221,57 @@ describe("the engine (pass-through + one carrier)", () => {
     expect(result.systemPromptAddition).toBeUndefined();
   });
 });
+
+describe("static context through the engine (the packaged plugin: staticContextInEngine)", () => {
+  function packaged(config: Record<string, unknown> = selected) {
+    const service = createMemoryContextService({ createRetriever: retriever, composeBlock: null, log: () => quiet });
+    return createPluginAdapter({ api: { config, pluginConfig: {}, logger: quiet }, service, staticContextInEngine: true });
+  }
+  beforeEach(() => {
+    fs.writeFileSync(path.join(ws, "SOUL.md"), "# SOUL\nsoul-text-7d\n");
+    fs.writeFileSync(path.join(ws, "HEARTBEAT.md"), "# HEARTBEAT\nheartbeat-text-3c\n");
+    fs.writeFileSync(path.join(ws, "USER.md"), "# USER\nuser-text-9a\n");
+  });
+
+  it("a subagent gets SOUL.md and a cron run HEARTBEAT.md as systemPromptAddition, neither USER.md nor memory; a main turn neither file", async () => {
+    const engine = packaged().contextEngine(sdk, ws)!;
+    const sub = await engine.assemble(assembleParams("agent:main:subagent:5f1e", "Where is my sailboat moored?"));
+    expect(sub.systemPromptAddition).toBe("## SOUL.md\n\n# SOUL\nsoul-text-7d\n");
+    expect(sub.messages).toEqual(history);
+    const cron = await engine.assemble(assembleParams("agent:main:cron:job1:run:s9", "Where is my sailboat moored?"));
+    expect(cron.systemPromptAddition).toBe("## HEARTBEAT.md\n\n# HEARTBEAT\nheartbeat-text-3c\n");
+    expect(JSON.stringify(cron)).not.toContain("user-text-9a");
+    const main = await engine.assemble(assembleParams("agent:main:main", "What is my sailboat called?"));
+    expect(main.systemPromptAddition).toBe("## Memory Recall\nrun memory_search first.");
+  });
+
+  it("before_prompt_build then adds no second copy; with the engine not selected it still delivers appendSystemContext", async () => {
+    const ctx = { sessionKey: "agent:main:subagent:5f1e", workspaceDir: ws, trigger: "user", runId: "r9", modelId: "mock-model" };
+    expect(await packaged().beforePromptBuild({ prompt: "hi", messages: [] }, ctx)).toBeUndefined();
+    const legacy = await packaged({}).beforePromptBuild({ prompt: "hi", messages: [] }, ctx);
+    expect(legacy?.appendSystemContext).toContain("soul-text-7d");
+  });
+
+  it("aci-bootstrap switched off (the package's bootstrap: false): the engine adds no static file; the companion's engine never does", async () => {
+    const off = packaged({ ...selected, hooks: { internal: { entries: { "aci-bootstrap": { enabled: false } } } } }).contextEngine(sdk, ws)!;
+    expect((await off.assemble(assembleParams("agent:main:subagent:5f1e", "hi"))).systemPromptAddition).toBeUndefined();
+    const companion = adapter().contextEngine(sdk, ws)!;
+    expect((await companion.assemble(assembleParams("agent:main:cron:job1:run:s9", "hi"))).systemPromptAddition).toBeUndefined();
+  });
+
+  it("a failing static source never breaks assemble", async () => {
+    const engine = createRuntimeCarrierEngine({
+      engineId: "x",
+      workspaceDir: ws,
+      memoryBlock: async () => undefined,
+      delegateCompaction: async () => ({}),
+      staticPromptAddition: async () => {
+        throw new Error("disk gone");
+      },
+      log: quiet,
+    });
+    const result = await engine.assemble(assembleParams("agent:main:subagent:5f1e", "hi"));
+    expect(result.messages).toEqual(history);
+    expect(result.systemPromptAddition).toBeUndefined();
+  });
+});

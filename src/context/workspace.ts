@@ -1,0 +1,42 @@
+// Which workspace an inbound message belongs to, and whether it is the operator's: message:received
+// carries neither a workspace nor a cfg, so the hook's runtime and the plugin package both resolve
+// it from config (or from the agent's last turn). No state here: importing this module starts nothing.
+import path from "node:path";
+import { expandHome, openClawStateDir } from "../openclaw/config-file.ts";
+import type { OpenClawConfig } from "../openclaw/events.ts";
+import type { SessionType } from "../session/types.ts";
+
+/** The operator's own sessions: the only ones whose messages are triaged and captured. */
+export function isOperatorSession(type: SessionType): boolean {
+  return type === "MAIN_SESSION" || type === "PRIVATE_DM";
+}
+
+function expandUserPath(p: string, env: NodeJS.ProcessEnv): string {
+  return path.resolve(expandHome(p.trim(), env));
+}
+
+/**
+ * An agent's workspace when config states it unambiguously (core's resolveAgentWorkspaceDir):
+ *  - an explicit `workspace` on the agent's entry (`agents.entries.<id>` or `agents.list[]`);
+ *  - with no agent roster at all, the sole agent `main` uses `agents.defaults.workspace`, else
+ *    $OPENCLAW_WORKSPACE_DIR, else `<stateDir>/workspace`.
+ * Anything else (multi-agent fleets with inherited workspaces) is not guessed: the retrieval
+ * then starts at bootstrap, where the event carries the workspace.
+ */
+export function configuredWorkspace(cfg: OpenClawConfig | undefined, agentId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const agents = (cfg?.agents ?? {}) as Record<string, unknown>;
+  if (typeof agents !== "object" || agents === null) return undefined;
+  const entries = agents.entries as Record<string, { workspace?: unknown }> | undefined;
+  const list = agents.list as { id?: unknown; workspace?: unknown }[] | undefined;
+  const hasRoster = (entries !== undefined && entries !== null) || Array.isArray(list);
+  const entry =
+    (entries && typeof entries === "object" && !Array.isArray(entries) ? entries[agentId] : undefined) ??
+    (Array.isArray(list) ? list.find((item) => item && typeof item === "object" && item.id === agentId) : undefined);
+  const explicit = entry && typeof entry === "object" ? entry.workspace : undefined;
+  if (typeof explicit === "string" && explicit.trim()) return expandUserPath(explicit, env);
+  if (hasRoster || agentId !== "main") return undefined;
+  const defaults = agents.defaults as { workspace?: unknown } | undefined;
+  if (typeof defaults?.workspace === "string" && defaults.workspace.trim()) return expandUserPath(defaults.workspace, env);
+  if (env.OPENCLAW_WORKSPACE_DIR) return expandUserPath(env.OPENCLAW_WORKSPACE_DIR, env);
+  return path.join(openClawStateDir(env), "workspace");
+}

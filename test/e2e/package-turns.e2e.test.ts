@@ -1,0 +1,187 @@
+// The packed plugin's turns on a real OpenClaw 2026.9.6 gateway (issue 18): what the one package
+// registers by itself, with no hook pack and no companion installed. Baseline (before the install):
+// a subagent gets no SOUL.md, a cron run no HEARTBEAT.md. After `openclaw plugins install <tarball>`
+// and one restart: a group's "remember that …" writes nothing; the main session gets the
+// session-aware file set and its memory; the main session's "Remember that my … is …" is written to
+// memory/<today>.md by the package's message:received hook and a NEW session's question gets it; a
+// subagent gets SOUL.md and a cron run HEARTBEAT.md (the package's engine, systemPromptAddition),
+// neither USER.md, MEMORY.md nor a memory; a main-session heartbeat gets HEARTBEAT.md through the
+// package's before_prompt_build (registered in the gateway's "discovery" registration too).
+// The install itself, `openclaw context status`, the switch off and the uninstall are
+// test/e2e/package.e2e.test.ts. Rows in HOOK_ASSUMPTIONS.md ("Plugin package").
+import crypto from "node:crypto";
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPlugin } from "../../scripts/build-plugin.ts";
+import { readAssumptionsDoc } from "./assumptions.ts";
+import type { Observations } from "./assumptions.ts";
+import { deepMerge, SAMPLE_WORKSPACE, startGateway } from "./gateway.ts";
+import type { Gateway, TurnResult } from "./gateway.ts";
+import { waitForFileContaining } from "./wait-file.ts";
+
+const run = promisify(execFile);
+const VERSION = "2026.9.6";
+const PLUGIN_ID = "openclaw-context";
+const MAIN = "agent:main:main";
+const GROUP = "agent:main:telegram:group:-1009876543210";
+const SAILBOAT = "Halcyon Drift";
+const BUNDLE_MAIN = ["SOUL.md", "USER.md", "TOOLS_COMPACT.md"];
+const REMEMBER = "Remember that my locker code is 4312";
+const LOCKER_FACT = "my locker code is 4312";
+const SOUL_SENTINEL = "SOUL-SENTINEL-5d1e";
+const USER_SENTINEL = "USER-SENTINEL-c8a0";
+const MEMORY_SENTINEL = "MEMORY-SENTINEL-3f72";
+const HEARTBEAT_SENTINEL = "HEARTBEAT-SENTINEL-9b44";
+
+function sentinelFiles(): Record<string, string> {
+  const read = (name: string) => fs.readFileSync(path.join(SAMPLE_WORKSPACE, name), "utf8");
+  return {
+    "SOUL.md": `${read("SOUL.md")}\n${SOUL_SENTINEL}\n`,
+    "USER.md": `${read("USER.md")}\n${USER_SENTINEL}\n`,
+    "MEMORY.md": `${read("MEMORY.md")}\n${MEMORY_SENTINEL}\n`,
+    "HEARTBEAT.md": `${read("HEARTBEAT.md")}\n${HEARTBEAT_SENTINEL}\n`,
+  };
+}
+
+/** Which workspace files the system prompt holds (Project Context headings are `## <abs path>`). */
+function injected(turn: TurnResult, workspace: string): string[] {
+  return ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md", "TOOLS_COMPACT.md"].filter((name) => turn.systemPrompt.includes(`## ${path.join(workspace, name)}`));
+}
+
+/** Everything the model was sent for that turn (system prompt, every message). */
+const bodyOf = (turn: TurnResult) => JSON.stringify(turn.request.body);
+/** The body without the gateway's UUIDs (session ids, run ids), which can contain any four digits. */
+const withoutIds = (body: string) => body.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<id>");
+/** A short letters-only tag: a UUID's unknown terms can sink a question under the confidence gate. */
+const letters = (n: number) => Array.from(crypto.randomBytes(n), (byte) => String.fromCharCode(97 + (byte % 26))).join("");
+
+describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gateway`, () => {
+  let gw: Gateway;
+  let buildDir: string;
+  let dayFile: string;
+  const observed: Observations = {};
+
+  /** chat.send, the model request, then the end of the run (the next step starts on a finished turn). */
+  async function turn(sessionKey: string, text: string): Promise<TurnResult> {
+    const result = await gw.chatSend(sessionKey, text, 600_000);
+    const runId = (result.cliJson as { runId?: unknown } | undefined)?.runId;
+    if (typeof runId === "string") await gw.cli(["gateway", "call", "agent.wait", "--params", JSON.stringify({ runId, timeoutMs: 600_000 }), "--json", "--timeout", "605000"], 620_000);
+    return result;
+  }
+  const subagentTurn = () => turn(`agent:main:subagent:${crypto.randomUUID()}`, `Where is my sailboat moored, and what is my locker code? ${letters(6)}`);
+  const cronTurn = () => gw.cronTurn(`Cron check: where is my sailboat moored, what is my locker code? ${letters(6)}`, 600_000);
+  const heartbeatTurn = () => gw.heartbeatTurn(`Heartbeat: anything to check? ${letters(6)}`, 600_000);
+  const written = () => (fs.existsSync(dayFile) ? fs.readFileSync(dayFile, "utf8") : "");
+
+  beforeAll(async () => {
+    buildDir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-context-package-turns-"));
+    const out = await buildPlugin(path.join(buildDir, "plugin"));
+    await run("npm", ["pack", "--pack-destination", buildDir], { cwd: out, env: { ...process.env, npm_config_loglevel: "error" } });
+    // No hook pack, no companion, no probe: the tarball is the only thing installed. Reload mode
+    // off: the config written below takes effect at the one restart the test waits for.
+    gw = await startGateway({ version: VERSION, installPack: false, installProbe: false, workspaceFiles: sentinelFiles(), config: { gateway: { reload: { mode: "off" } } } });
+    dayFile = path.join(gw.workspaceDir, "memory", `${new Date().toISOString().slice(0, 10)}.md`);
+  }, 900_000);
+
+  afterAll(async () => {
+    await gw?.stop();
+    if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
+  });
+
+  it("before the install (OpenClaw's default): a subagent gets no SOUL.md, a cron run no HEARTBEAT.md, a main-session heartbeat none on its messages", { timeout: 1_900_000 }, async () => {
+    expect(bodyOf(await subagentTurn())).not.toContain(SOUL_SENTINEL);
+    expect(bodyOf(await cronTurn())).not.toContain(HEARTBEAT_SENTINEL);
+    const heartbeat = await heartbeatTurn();
+    expect(gw.model.userTextOf(heartbeat.request)).not.toContain(HEARTBEAT_SENTINEL);
+  });
+
+  it("after `openclaw plugins install <tarball>` and a restart the package serves, logging under its own id", { timeout: 900_000 }, async () => {
+    const tarball = fs.readdirSync(buildDir).find((name) => name.endsWith(".tgz"));
+    expect(await gw.cli(["plugins", "install", path.join(buildDir, tarball!), "--force", "--accept-capabilities"], 300_000)).toContain(`Installed plugin: ${PLUGIN_ID}`);
+    // What an operator adds once (docs/plugin-package.md), plus the capture test's settings: no
+    // de-duplication across turns and no refresh interval, so the next question sees the new fact.
+    const config = deepMerge(JSON.parse(fs.readFileSync(gw.configPath, "utf8")) as Record<string, unknown>, {
+      plugins: {
+        slots: { contextEngine: PLUGIN_ID },
+        entries: { [PLUGIN_ID]: { hooks: { allowConversationAccess: true }, config: { waitMs: 10_000, ethosContext: { dedupeAcrossTurns: false, memory: { minRefreshIntervalMs: 0 } } } } },
+      },
+    });
+    fs.writeFileSync(gw.configPath, `${JSON.stringify(config, null, 2)}\n`);
+    await gw.restart();
+    expect(gw.logs()).toContain(`[${PLUGIN_ID}] serving OpenClaw ${VERSION}; memory delivery: runtime-context carrier through context engine ${PLUGIN_ID}`);
+  });
+
+  it("a group saying \"remember that …\" writes nothing", { timeout: 900_000 }, async () => {
+    // First: the package's message:received returns before any write is started for a group, so
+    // once this turn has finished nothing can land later on its behalf.
+    await turn(GROUP, `${REMEMBER} (${letters(6)})`);
+    expect(written()).not.toContain("4312");
+  });
+
+  it("the main session gets the session-aware file set and its memory fact", { timeout: 900_000 }, async () => {
+    const served = await turn(MAIN, `What is my sailboat named, and where is it moored? ${letters(6)}`);
+    expect(injected(served, gw.workspaceDir)).toEqual(BUNDLE_MAIN);
+    expect(gw.model.userTextOf(served.request)).toContain(SAILBOAT);
+    expect(served.systemPrompt).not.toContain(SAILBOAT);
+  });
+
+  it("main session: \"Remember that my locker code is 4312\" is written to memory/<today>.md by the package, and a new session's question gets it", { timeout: 1_300_000 }, async () => {
+    await turn(MAIN, REMEMBER);
+    const lines = (await waitForFileContaining(dayFile, LOCKER_FACT, 600_000)).split("\n").filter((line) => line.includes("4312"));
+    // One line (the group's identical words added no mention), with the capture metadata.
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^- my locker code is 4312 #knowledge <!-- confidence: 0\.95 source: operator mentions: 1 /);
+    observed.registerHookMessageReceived = "memory/<today>.md written (main session); group: nothing";
+
+    const asked = await turn(`agent:main:main:thread:${crypto.randomUUID()}`, `Tell me my locker code please (${letters(8)})`);
+    expect(bodyOf(asked), "the new session's request does not carry the earlier turn").not.toContain(REMEMBER);
+    expect(gw.model.userTextOf(asked.request)).toContain(LOCKER_FACT);
+  });
+
+  it("a subagent gets SOUL.md from the package, and no USER.md, MEMORY.md or memory", { timeout: 900_000 }, async () => {
+    const sub = await subagentTurn();
+    const body = withoutIds(bodyOf(sub));
+    expect(sub.systemPrompt).toContain(SOUL_SENTINEL);
+    for (const secret of [USER_SENTINEL, MEMORY_SENTINEL, SAILBOAT, "4312"]) expect(body).not.toContain(secret);
+    observed.packageSubagentSoul = "SOUL.md; no USER.md, MEMORY.md, memories";
+  });
+
+  it("a cron run gets HEARTBEAT.md from the package, and no USER.md, MEMORY.md or memory", { timeout: 900_000 }, async () => {
+    const cron = await cronTurn();
+    const body = withoutIds(bodyOf(cron));
+    expect(body).toContain(HEARTBEAT_SENTINEL);
+    for (const secret of [USER_SENTINEL, MEMORY_SENTINEL, SAILBOAT, "4312"]) expect(body).not.toContain(secret);
+    observed.packageCronHeartbeat = "HEARTBEAT.md; no USER.md, MEMORY.md, memories";
+  });
+
+  it("a heartbeat run in the main session gets HEARTBEAT.md on its user message: the package's before_prompt_build runs", { timeout: 900_000 }, async () => {
+    // Only before_prompt_build can add this (prependContext; the engine sees no trigger). The gateway
+    // registers the plugin twice ("full", then "discovery") and runs the typed hooks of the second.
+    const heartbeat = await heartbeatTurn();
+    expect(gw.model.userTextOf(heartbeat.request)).toContain(HEARTBEAT_SENTINEL);
+    expect(heartbeat.systemPrompt).not.toContain(HEARTBEAT_SENTINEL);
+    observed.packageBeforePromptBuildRuns = "yes, when also registered in discovery mode";
+  });
+
+  it("the adapter compiled into the package logs under the package's id, never the companion's", () => {
+    expect(gw.logs()).toMatch(/\[openclaw-context\] no memory for this turn/);
+    expect(gw.logs()).not.toContain("openclaw-context-companion");
+    expect(gw.logs()).not.toContain("npm run install-hooks to select");
+  });
+
+  it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {
+    console.log(`observed: ${JSON.stringify(observed)}`);
+    const doc = readAssumptionsDoc();
+    const mismatches = Object.entries(observed).flatMap(([id, value]) => {
+      const cell = doc.get(id)?.[VERSION];
+      if (cell === undefined) return [`${id}: no row (observed ${JSON.stringify(value)})`];
+      return cell.replaceAll("`", "") === value ? [] : [`${id}: doc says ${JSON.stringify(cell)}, observed ${JSON.stringify(value)}`];
+    });
+    expect(Object.keys(observed).sort()).toEqual(["packageBeforePromptBuildRuns", "packageCronHeartbeat", "packageSubagentSoul", "registerHookMessageReceived"]);
+    expect(mismatches).toEqual([]);
+  });
+});
