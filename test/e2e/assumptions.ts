@@ -42,3 +42,12 @@ export function readAssumptionsDoc(file = ASSUMPTIONS_DOC): Map<string, Record<s
   }
   return rows;
 }
+
+/** One line per observation whose HOOK_ASSUMPTIONS.md cell for `version` (backticks aside) differs, or has no row. */
+export function assumptionMismatches(observed: Observations, version: string, doc = readAssumptionsDoc()): string[] {
+  return Object.entries(observed).flatMap(([id, value]) => {
+    const cell = doc.get(id)?.[version];
+    if (cell === undefined) return [`${id}: no row (observed ${JSON.stringify(value)})`];
+    return cell.replaceAll("`", "") === value ? [] : [`${id}: doc says ${JSON.stringify(cell)}, observed ${JSON.stringify(value)}`];
+  });
+}

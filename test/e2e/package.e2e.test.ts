@@ -17,7 +17,7 @@ import JSON5 from "json5";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlugin } from "../../scripts/build-plugin.ts";
 import { runOpsScript } from "../unit/ops-run-script.ts";
-import { readAssumptionsDoc } from "./assumptions.ts";
+import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
 import { GATEWAY_TOKEN, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
@@ -179,12 +179,7 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
 
   it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {
     console.log(`observed: ${JSON.stringify(observed)}`);
-    const doc = readAssumptionsDoc();
-    const mismatches = Object.entries(observed).flatMap(([id, value]) => {
-      const cell = doc.get(id)?.[VERSION];
-      if (cell === undefined) return [`${id}: no row (observed ${JSON.stringify(value)})`];
-      return cell.replaceAll("`", "") === value ? [] : [`${id}: doc says ${JSON.stringify(cell)}, observed ${JSON.stringify(value)}`];
-    });
+    const mismatches = assumptionMismatches(observed, VERSION);
     expect(Object.keys(observed).sort()).toEqual([
       "packageInstallConfigRewrite",
       "packageInstallDir",
