@@ -17,6 +17,7 @@ import type { OpenClawConfig } from "../openclaw/events.ts";
 import { HOOK_NAMES, PACK_ID, hookEligibility, installRecordPath, workspaceHookDir } from "./install.ts";
 import type { HookEligibility, InstallRecord } from "./install.ts";
 import { readOpenClawJson } from "./openclaw-json.ts";
+import { PACKAGE_UNIT_ID } from "./package-install.ts";
 import { pluginPackageStatus } from "./package-status.ts";
 import type { PluginPackageStatus } from "./package-status.ts";
 
@@ -286,13 +287,16 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
   const pkg = report.pluginPackage;
   if (pkg) out.push(...pkg.lines, "");
   out.push("Installed");
-  const hookPackInstalled = report.units.some((unit) => unit.installed);
+  // The install record's package unit (npm run install-package) is the package line below, not a hook pack.
+  const packUnits = report.units.filter((unit) => unit.id !== PACKAGE_UNIT_ID);
+  const hookPackInstalled = packUnits.some((unit) => unit.installed);
   if (pkg) {
     const where = pkg.installDir ? `at ${pkg.installDir} (openclaw plugins install)` : "its entry is in openclaw.json, but its folder is not under <state dir>/extensions";
     out.push(`  plugin package ${pkg.id}: installed ${where}; it registers the bootstrap file sets and the memory delivery itself`);
     if (hookPackInstalled) out.push("  WARNING: the hook pack is installed too: install one or the other (both would deliver memory and rewrite the bootstrap files)");
   }
-  for (const unit of report.units) {
+  if (pkg && packUnits.length === 0) out.push("  hook-pack: not installed, and not needed: the plugin package does its work");
+  for (const unit of pkg ? packUnits : report.units) {
     // Without a hook pack the package is the whole install: "not installed" is expected, say so.
     if (pkg && !hookPackInstalled) out.push(`  ${unit.id}: not installed, and not needed: the plugin package does its work`);
     else out.push(`  ${unit.id}: ${unit.detail}`);

@@ -301,9 +301,12 @@ export function deepMerge(base: Record<string, unknown>, extra: Record<string, u
   return out;
 }
 
-function baseConfig(port: number, model: MockModel, workspaceDir: string, api: ModelApi): Record<string, unknown> {
+function baseConfig(port: number, model: MockModel, workspaceDir: string, api: ModelApi, logFile: string): Record<string, unknown> {
   return {
     gateway: { mode: "local", port, bind: "loopback", auth: { mode: "token", token: GATEWAY_TOKEN } },
+    // OpenClaw's own log goes to /tmp/openclaw/openclaw-<day>.log, shared by every gateway of the
+    // day whatever HOME is: `openclaw logs` in one test would show another test's gateway.
+    logging: { file: logFile },
     agents: {
       defaults: {
         workspace: workspaceDir,
@@ -499,7 +502,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   };
 
   try {
-    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir, options.modelApi ?? "openai-completions"), null, 2)}\n`);
+    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir, options.modelApi ?? "openai-completions", path.join(root, "openclaw-gateway.log")), null, 2)}\n`);
     const cli = (args: string[], timeoutMs = CLI_TIMEOUT_MS) => runCli(installed, env, args, timeoutMs);
     const installCommand = installed.target.openclaw.startsWith("2026.3.") ? ["hooks", "install"] : ["plugins", "install", "--force"];
 

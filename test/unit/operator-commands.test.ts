@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CheckFailedError, UsageError } from "../../src/ops/cli.ts";
+import { installRecordPath } from "../../src/ops/install.ts";
 import { NPM_RUN, OPENCLAW_CONTEXT, usage } from "../../src/ops/commands/command.ts";
 import type { OperatorCommand } from "../../src/ops/commands/command.ts";
 import { OPERATOR_COMMANDS } from "../../src/ops/commands/index.ts";
@@ -232,6 +233,17 @@ describe("status with the plugin package installed", () => {
     expect(text).toContain("hook-pack: not installed, and not needed: the plugin package does its work");
     expect(text).not.toMatch(/hook-pack: not installed \(looked in/);
     expect(text).not.toMatch(/aci-bootstrap: (enabled|disabled)/);
+    expect(text).not.toContain("WARNING");
+    fs.rmSync(m.root, { recursive: true, force: true });
+  });
+
+  it("installed by npm run install-package: the record's package unit is the package line, never \"plugin-package: not installed\"", async () => {
+    const m = machine({ packageEntry: true, extensionsDir: true });
+    fs.writeFileSync(installRecordPath(m.configPath), JSON.stringify({ mode: "pack", units: { "plugin-package": { path: path.join(m.state, "extensions", "openclaw-context-gone") } } }));
+    const text = formatStatus(await collectStatus({ configPath: m.configPath, workspace: m.ws, env: m.env }));
+    expect(text).toContain(`plugin package openclaw-context: installed at ${path.join(m.state, "extensions", "openclaw-context")}`);
+    expect(text).not.toContain("plugin-package:");
+    expect(text).toContain("hook-pack: not installed, and not needed: the plugin package does its work");
     expect(text).not.toContain("WARNING");
     fs.rmSync(m.root, { recursive: true, force: true });
   });
