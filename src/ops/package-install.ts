@@ -5,7 +5,7 @@ import { isObject } from "../openclaw/events.ts";
 import { cliEnvForConfig, runOpenClaw } from "./openclaw-cli.ts";
 import type { CliResult } from "./openclaw-cli.ts";
 import { editOpenClawJson, readOpenClawJson } from "./openclaw-json.ts";
-import { allowConversationAccess, selectContextEngine } from "./plugin-install.ts";
+import { enableMemoryDelivery } from "./plugin-install.ts";
 import type { InstallParams, InstallUnit } from "./install-unit.ts";
 import { installRecordPath, readRecord, uninstall } from "./install.ts";
 
@@ -45,20 +45,7 @@ export function packageUnit(tarball?: string): InstallUnit {
       params.log(`openclaw plugins install ${tarball} --force --accept-capabilities`);
       const result = await runCli(params.cli, ["plugins", "install", path.resolve(tarball), "--force", "--accept-capabilities"], params, 600_000);
       if (result.code !== 0) throw new Error(`openclaw plugins install failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-800)}`);
-      // 2026.9 blocks a non-bundled plugin's before_prompt_build without this key; `plugins install` does not write it.
-      const access = await editOpenClawJson(params.configPath, (config) => allowConversationAccess(config, PACKAGE_ID));
-      params.log(`plugins.entries.${PACKAGE_ID}.hooks.allowConversationAccess: true${access.changed ? " written" : " already set"}`);
-      let engine = PACKAGE_ID;
-      const slot = await editOpenClawJson(params.configPath, (config) => {
-        const selected = selectContextEngine(config, PACKAGE_ID);
-        engine = selected.engine;
-        return selected.changed;
-      });
-      params.log(
-        engine === PACKAGE_ID
-          ? `plugins.slots.contextEngine: ${PACKAGE_ID}${slot.changed ? " written" : " already set"} (memory as a runtime-context carrier)`
-          : `plugins.slots.contextEngine is ${engine}: left as it is; the plugin delivers memory as prependContext`,
-      );
+      await enableMemoryDelivery(params, PACKAGE_ID);
       params.log("RESTART NEEDED: the gateway loads the plugin when it starts (openclaw gateway restart)");
       return { installed: true, tarball: path.resolve(tarball), installPath: path.join(extensionsDir, PACKAGE_ID), extensionsDir, extensionsDirExisted };
     },

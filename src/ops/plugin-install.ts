@@ -65,6 +65,28 @@ export function selectContextEngine(config: Record<string, unknown>, pluginId: s
   return { changed: true, engine: pluginId };
 }
 
+/**
+ * The two openclaw.json keys a memory plugin needs after `openclaw plugins install`, which writes
+ * neither: conversation access (2026.9 blocks a non-bundled plugin's before_prompt_build without
+ * it) and the context-engine slot, unless another engine holds it. Each step is logged.
+ */
+export async function enableMemoryDelivery(params: Pick<InstallParams, "configPath" | "log">, pluginId: string, accessLogSuffix = ""): Promise<void> {
+  const access = await editOpenClawJson(params.configPath, (config) => allowConversationAccess(config, pluginId));
+  params.log(`plugins.entries.${pluginId}.hooks.allowConversationAccess: true${access.changed ? " written" : " already set"}${accessLogSuffix}`);
+  let engine = pluginId;
+  const slot = await editOpenClawJson(params.configPath, (config) => {
+    const selected = selectContextEngine(config, pluginId);
+    engine = selected.engine;
+    return selected.changed;
+  });
+  params.log(
+    engine === pluginId
+      ? `plugins.slots.contextEngine: ${pluginId}${slot.changed ? " written" : " already set"} (memory as a runtime-context carrier)`
+      : `plugins.slots.contextEngine is ${engine}: left as it is; the plugin delivers memory as prependContext`,
+  );
+}
+
+
 /** Remove what the plugin install put into openclaw.json (entry, install record, load path). */
 export function revertPluginConfig(config: Record<string, unknown>, record: UnitRecord | undefined): boolean {
   const plugins = isObject(config.plugins) ? config.plugins : undefined;
@@ -114,19 +136,7 @@ export const companionPluginUnit: InstallUnit = {
       timeoutMs: 300_000,
     });
     if (result.code !== 0) throw new Error(`openclaw plugins install (companion plugin) failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-800)}`);
-    const edit = await editOpenClawJson(params.configPath, allowConversationAccess);
-    params.log(`plugins.entries.${PLUGIN_ID}.hooks.allowConversationAccess: true${edit.changed ? " written" : " already set"} in ${params.configPath}`);
-    let engine = PLUGIN_ID;
-    const slot = await editOpenClawJson(params.configPath, (config) => {
-      const result = selectContextEngine(config);
-      engine = result.engine;
-      return result.changed;
-    });
-    params.log(
-      engine === PLUGIN_ID
-        ? `plugins.slots.contextEngine: ${PLUGIN_ID}${slot.changed ? " written" : " already set"} (memory as a runtime-context carrier)`
-        : `plugins.slots.contextEngine is ${engine}: left as it is; the plugin delivers memory as prependContext`,
-    );
+    await enableMemoryDelivery(params, PLUGIN_ID, ` in ${params.configPath}`);
     return { installed: true, hostVersion: version, pluginDir };
   },
   async verify(params, record) {
