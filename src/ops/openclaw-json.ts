@@ -20,8 +20,8 @@ export type ConfigEditResult = {
 
 type JsonObject = Record<string, unknown>;
 
-
-function childObject(parent: JsonObject, key: string): JsonObject {
+/** `parent[key]` as an object, created (and attached) when it is missing or not an object. */
+export function childObject(parent: JsonObject, key: string): JsonObject {
   const current = parent[key];
   if (isObject(current)) return current;
   const created: JsonObject = {};

@@ -9,7 +9,7 @@ import { backupsDir, phase0BackupPath } from "./paths.ts";
 import type { BackupFile } from "./paths.ts";
 import { backupBeforeChange, exists, replaceFileWithBackup, sha256File } from "./safe-write.ts";
 import { withFileLock } from "../fs/lock.ts";
-import { editOpenClawJson, readOpenClawJson } from "./openclaw-json.ts";
+import { childObject, editOpenClawJson, readOpenClawJson } from "./openclaw-json.ts";
 import { pluginPackageStatus } from "./package-status.ts";
 
 // One-command revert for each migration phase (spec appendix B, "Rollback Procedures").
@@ -148,9 +148,7 @@ async function switchOffPackageBootstrap(configPath: string, pluginId: string): 
   const action = `disable the plugin package's file sets (plugins.entries.${pluginId}.config.bootstrap false)`;
   try {
     const edit = await editOpenClawJson(configPath, (config) => {
-      const plugins = objectAt(config, "plugins");
-      const entry = objectAt(objectAt(plugins, "entries"), pluginId);
-      const settings = objectAt(entry, "config");
+      const settings = childObject(childObject(childObject(childObject(config, "plugins"), "entries"), pluginId), "config");
       if (settings.bootstrap === false) return false;
       settings.bootstrap = false;
       return true;
@@ -162,9 +160,4 @@ async function switchOffPackageBootstrap(configPath: string, pluginId: string): 
   } catch (error) {
     return { action, ok: false, detail: (error as Error).message };
   }
-}
-
-function objectAt(parent: Record<string, unknown>, key: string): Record<string, unknown> {
-  if (!isObject(parent[key])) parent[key] = {};
-  return parent[key] as Record<string, unknown>;
 }
