@@ -16,7 +16,6 @@ import type { SessionClassification } from "../session/types.ts";
 import { configuredWorkspace, isOperatorSession } from "./workspace.ts";
 
 export { memoryIndexOptions, retrievalSourceKey } from "./service.ts";
-export { configuredWorkspace, isOperatorSession } from "./workspace.ts";
 export type { BlockComposer, ComposedBlock } from "./memory-composer.ts";
 export type { RetrieverFactory } from "./service.ts";
 
@@ -42,7 +41,6 @@ type HookPending = { plan: TurnPlan; retrieval?: RetrievalHandle };
 
 /** A message:received turn as classified once by the handler. */
 export type MessageTurn = { sessionKey: string | undefined; cfg: OpenClawConfig | undefined; config: EthosContextConfig; classification: SessionClassification };
-
 
 /** Replace our record if one is there (same name or same path), else append; never mutates `files`. */
 export function upsertMemoryRecord(files: readonly unknown[], record: BootstrapFileRecord, workspaceDir: string): unknown[] {
