@@ -242,15 +242,20 @@ export function createRuntimeCarrierEngine(deps: RuntimeCarrierEngineDeps) {
 
 export type RuntimeCarrierEngine = ReturnType<typeof createRuntimeCarrierEngine>;
 
+/** `plugins.entries.<pluginId>` of openclaw.json, when it is an object. */
+export function pluginEntry(cfg: OpenClawConfig | undefined, pluginId: string): Record<string, unknown> | undefined {
+  const plugins = isObject(cfg?.plugins) ? cfg.plugins : undefined;
+  const entries = isObject(plugins?.entries) ? plugins.entries : undefined;
+  return isObject(entries?.[pluginId]) ? entries[pluginId] : undefined;
+}
+
 /**
  * Which delivery openclaw.json gives the memory block (for status and explain, read offline): the
  * companion plugin's carrier or prependContext, or the ethos-context hook's record when the plugin
  * is not configured (2026.3.13, or not installed).
  */
 export function memoryDeliveryFromConfig(cfg: OpenClawConfig | undefined, pluginId: string): string {
-  const plugins = isObject(cfg?.plugins) ? cfg.plugins : undefined;
-  const entries = isObject(plugins?.entries) ? plugins.entries : undefined;
-  const entry = isObject(entries?.[pluginId]) ? (entries[pluginId] as Record<string, unknown>) : undefined;
-  if (!entry || entry.enabled === false || plugins?.enabled === false) return "ethos-context hook: a record in Project Context (the companion plugin is not configured)";
+  const entry = pluginEntry(cfg, pluginId);
+  if (!entry || entry.enabled === false || (isObject(cfg?.plugins) && cfg.plugins.enabled === false)) return "ethos-context hook: a record in Project Context (the companion plugin is not configured)";
   return `companion plugin: ${describeDelivery(engineSelection(cfg, pluginId), pluginId)}`;
 }

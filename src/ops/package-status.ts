@@ -3,7 +3,7 @@
 // Read from files, as the gateway will on its next start.
 import fs from "node:fs";
 import path from "node:path";
-import { engineSelection } from "../context/runtime-carrier.ts";
+import { engineSelection, pluginEntry } from "../context/runtime-carrier.ts";
 import { openClawStateDir } from "../openclaw/config-file.ts";
 import { isObject } from "../openclaw/events.ts";
 import type { OpenClawConfig } from "../openclaw/events.ts";
@@ -19,15 +19,9 @@ export type PluginPackageStatus = {
   lines: string[];
 };
 
-function entryOf(cfg: OpenClawConfig | undefined, pluginId: string): Record<string, unknown> | undefined {
-  const plugins = isObject(cfg?.plugins) ? cfg.plugins : {};
-  const entries = isObject(plugins.entries) ? plugins.entries : {};
-  return isObject(entries[pluginId]) ? entries[pluginId] : undefined;
-}
-
 /** The package's switches and memory channel (also `openclaw context status`'s first lines since the first slice). */
 export function packageSection(cfg: OpenClawConfig | undefined, pluginId = PACKAGE_PLUGIN_ID): string {
-  const entry = entryOf(cfg, pluginId);
+  const entry = pluginEntry(cfg, pluginId);
   const { config, error } = parsePackageConfig(entry?.config);
   const selection = engineSelection(cfg, pluginId);
   const access = isObject(entry?.hooks) && entry.hooks.allowConversationAccess === true;
@@ -47,7 +41,7 @@ export function packageSection(cfg: OpenClawConfig | undefined, pluginId = PACKA
 
 /** The package, if openclaw.json has its entry or <state dir>/extensions holds its folder; else undefined. */
 export function pluginPackageStatus(cfg: OpenClawConfig | undefined, env: NodeJS.ProcessEnv = process.env, pluginId = PACKAGE_PLUGIN_ID): PluginPackageStatus | undefined {
-  const entry = entryOf(cfg, pluginId);
+  const entry = pluginEntry(cfg, pluginId);
   const dir = path.join(openClawStateDir(env), "extensions", pluginId);
   const installDir = fs.existsSync(path.join(dir, "openclaw.plugin.json")) ? dir : undefined;
   if (!entry && !installDir) return undefined;
