@@ -431,6 +431,26 @@ function uniqueText(label: string): string {
   return `e2e turn ${label} ${process.pid}-${turnCounter}-${crypto.randomBytes(3).toString("hex")}`;
 }
 
+/**
+ * The environment an operator's shell has for this gateway: `openclaw` is a wrapper around the
+ * harness's pinned CLI (on $OPENCLAW_CLI), state dir, config and token point at the gateway.
+ */
+export function operatorEnv(gw: Gateway, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const wrapper = path.join(gw.root, "bin", "openclaw");
+  fs.mkdirSync(path.dirname(wrapper), { recursive: true });
+  fs.writeFileSync(wrapper, `#!/bin/sh\nexec "${gw.installed.nodeBin}" "${gw.installed.openclawEntry}" "$@"\n`, { mode: 0o755 });
+  return {
+    HOME: gw.home,
+    OPENCLAW_STATE_DIR: gw.stateDir,
+    OPENCLAW_CONFIG_PATH: gw.configPath,
+    OPENCLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
+    OPENCLAW_CLI: wrapper,
+    ...extra,
+    npm_config_cache: path.join(os.homedir(), ".npm"),
+    PATH: `${path.dirname(gw.installed.nodeBin)}${path.delimiter}${process.env.PATH ?? ""}`,
+  };
+}
+
 export async function startGateway(options: StartGatewayOptions): Promise<Gateway> {
   installExitHook();
   const installed = await ensureInstalled(options.version);

@@ -8,11 +8,10 @@
 // /context json.
 // One gateway per version, shared by its tests (they run in order).
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runOpsScript } from "../unit/ops-run-script.ts";
-import { GATEWAY_TOKEN, hashTree, startGateway } from "./gateway.ts";
+import { hashTree, operatorEnv, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
 
 const MAIN = "agent:main:main";
@@ -59,20 +58,7 @@ for (const version of ["2026.3.13", "2026.9.6"]) {
         env: { OPENCLAW_CONTEXT_LOG_FILE: "" },
       });
       // The scripts call `openclaw` like an operator would: a wrapper around the harness's pinned CLI.
-      const bin = path.join(gw.root, "bin");
-      fs.mkdirSync(bin, { recursive: true });
-      const wrapper = path.join(bin, "openclaw");
-      fs.writeFileSync(wrapper, `#!/bin/sh\nexec "${gw.installed.nodeBin}" "${gw.installed.openclawEntry}" "$@"\n`, { mode: 0o755 });
-      env = {
-        HOME: gw.home,
-        OPENCLAW_STATE_DIR: gw.stateDir,
-        OPENCLAW_CONFIG_PATH: gw.configPath,
-        OPENCLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
-        OPENCLAW_CLI: wrapper,
-        OPENCLAW_CONTEXT_LOG_FILE: "",
-        npm_config_cache: path.join(os.homedir(), ".npm"),
-        PATH: `${path.dirname(gw.installed.nodeBin)}${path.delimiter}${process.env.PATH ?? ""}`,
-      };
+      env = operatorEnv(gw, { OPENCLAW_CONTEXT_LOG_FILE: "" });
       configBefore = OPERATOR_COMMENT + fs.readFileSync(gw.configPath, "utf8");
       fs.writeFileSync(gw.configPath, configBefore);
       logFile = path.join(gw.stateDir, "openclaw-context", "logs", "openclaw-context.log");

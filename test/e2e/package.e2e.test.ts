@@ -19,7 +19,7 @@ import { buildPlugin } from "../../scripts/build-plugin.ts";
 import { runOpsScript } from "../unit/ops-run-script.ts";
 import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
-import { GATEWAY_TOKEN, startGateway } from "./gateway.ts";
+import { operatorEnv, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
 
 const run = promisify(execFile);
@@ -54,7 +54,7 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
   let tarFiles: string[];
   let defaultFiles: string[];
   let configBefore: string;
-  let operatorEnv: NodeJS.ProcessEnv;
+  let shellEnv: NodeJS.ProcessEnv;
   const observed: Observations = {};
 
   /** chat.send, the model request, then the end of the run (the next step starts on a finished turn). */
@@ -77,18 +77,7 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     // reload racing one (a `config set` followed by a restart left the next gateway not listening).
     gw = await startGateway({ version: VERSION, installPack: false, installProbe: false, config: { gateway: { reload: { mode: "off" } } } });
     // The clone's script calls `openclaw` as an operator's shell would: a wrapper around the pinned CLI.
-    const wrapper = path.join(gw.root, "bin", "openclaw");
-    fs.mkdirSync(path.dirname(wrapper), { recursive: true });
-    fs.writeFileSync(wrapper, `#!/bin/sh\nexec "${gw.installed.nodeBin}" "${gw.installed.openclawEntry}" "$@"\n`, { mode: 0o755 });
-    operatorEnv = {
-      HOME: gw.home,
-      OPENCLAW_STATE_DIR: gw.stateDir,
-      OPENCLAW_CONFIG_PATH: gw.configPath,
-      OPENCLAW_GATEWAY_TOKEN: GATEWAY_TOKEN,
-      OPENCLAW_CLI: wrapper,
-      npm_config_cache: path.join(os.homedir(), ".npm"),
-      PATH: `${path.dirname(gw.installed.nodeBin)}${path.delimiter}${process.env.PATH ?? ""}`,
-    };
+    shellEnv = operatorEnv(gw);
     // The operator's comments, in the file the gateway started on (it reads openclaw.json only at start here).
     fs.writeFileSync(gw.configPath, OPERATOR_COMMENT + fs.readFileSync(gw.configPath, "utf8").replace('"mode": "off"', '"mode": "off" /* restarts only */'));
   }, 900_000);
@@ -116,7 +105,7 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
   it("`npm run install-package -- <tarball>` saves openclaw.json and runs `openclaw plugins install <tarball> --force --accept-capabilities`; the next main turn gets the session-aware set and the memory fact", { timeout: 900_000 }, async () => {
     configBefore = fs.readFileSync(gw.configPath, "utf8");
     expect(configBefore).toContain(OPERATOR_COMMENT);
-    const result = await runOpsScript("install-package.ts", [tarball], operatorEnv, 600_000);
+    const result = await runOpsScript("install-package.ts", [tarball], shellEnv, 600_000);
     expect(result.stderr).not.toMatch(/FAILED|error/);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`openclaw plugins install ${tarball} --force --accept-capabilities`);
