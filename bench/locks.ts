@@ -1,5 +1,5 @@
 // Advisory lock and locked-append costs (persistent memory spec §4.1).
-//   npx tsx bench/locks.ts [--iterations 300] [--processes 1,2,4,8] [--appends 200] [--mixed-appends 100] [--json]
+//   npx tsx bench/locks.ts [--iterations 300] [--processes 1,2,4,8] [--appends 200] [--mixed-appends 100] [--mixed-paths append,rewrite] [--json]
 // The mixed-writer table: our locked appends next to a plain writer that ignores the lock (as
 // OpenClaw's own writers do), for today's O_APPEND path and the read-modify-write + rename path it
 // replaced. Counts, not times, are the result: what landed, what failed loudly, what was lost.
@@ -29,6 +29,8 @@ export type MixedWriterResult = {
   plainWritten: number;
   plainLanded: number;
   plainLost: number;
+  /** Blank lines before one of our entries: our separator after a line seen half-written. */
+  blankLines: number;
   tornLines: number;
   seconds: number;
 };
@@ -37,6 +39,8 @@ export type ContentionResult = { processes: number; appendsEach: number; totalAp
 // Contended runs use a short retry interval: the spec's 2 s default measures the sleep, not the lock.
 const FAST_RETRY = { retryIntervalSeconds: 0.005, maxRetries: 10_000, agentName: "bench-locks" };
 const SELF = fileURLToPath(import.meta.url);
+const PLAIN = /^plain \d+$/;
+const OURS = /^- \[p\d+-\d+\] benchmark entry$/;
 
 function summarise(what: string, samples: number[]): LockTiming {
   const total = samples.reduce((a, b) => a + b, 0);
@@ -94,6 +98,13 @@ export async function measureContention(options: { processes?: number[]; appends
 
 type MixedPath = "append" | "rewrite";
 
+function mixedPaths(list: string): MixedPath[] {
+  const paths = list.split(",");
+  const unknown = paths.filter((p) => p !== "append" && p !== "rewrite");
+  if (unknown.length > 0) throw new Error(`--mixed-paths: unknown path ${unknown.join(", ")} (append, rewrite)`);
+  return paths as MixedPath[];
+}
+
 function spawnWorker(args: string[]) {
   const child = spawn(process.execPath, ["--import", "tsx", SELF, ...args], { stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
@@ -132,7 +143,8 @@ export async function measureMixedWriters(options: { paths?: MixedPath[]; locked
       plain.child.stdin.end("stop\n");
       const plainWritten = Number(/done (\d+)/.exec(await plain.exited)?.[1] ?? 0);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const lines = fs.readFileSync(file, "utf8").split("\n").filter((line) => line && line !== "# Memory");
+      // The header and the final newline's empty tail are not lines; every other blank line counts.
+      const lines = fs.readFileSync(file, "utf8").split("\n").slice(1, -1);
       const present = new Set(lines);
       const written = reports.flatMap((r) => r.written);
       const plainLanded = Array.from({ length: plainWritten }, (_, i) => `plain ${i}`).filter((line) => present.has(line)).length;
@@ -147,7 +159,8 @@ export async function measureMixedWriters(options: { paths?: MixedPath[]; locked
         plainWritten,
         plainLanded,
         plainLost: plainWritten - plainLanded,
-        tornLines: lines.filter((line) => !/^(?:plain \d+|- \[p\d+-\d+\] benchmark entry)$/.test(line)).length,
+        blankLines: lines.filter((line, i) => line === "" && OURS.test(lines[i + 1] ?? "")).length,
+        tornLines: lines.filter((line, i) => !(line === "" && OURS.test(lines[i + 1] ?? "")) && !PLAIN.test(line) && !OURS.test(line)).length,
         seconds,
       });
     } finally {
@@ -159,8 +172,8 @@ export async function measureMixedWriters(options: { paths?: MixedPath[]; locked
 
 export function mixedWritersTable(rows: readonly MixedWriterResult[]): string {
   return markdownTable(
-    ["locked append path", "locked processes", "locked attempted", "landed", "failed (reported)", "lost silently", "plain appends", "plain landed", "plain lost", "torn lines", "wall time"],
-    rows.map((r) => [r.path, r.lockedProcesses, r.lockedAttempted, r.lockedLanded, r.lockedFailed, r.lockedLost, r.plainWritten, r.plainLanded, r.plainLost, r.tornLines, `${r.seconds.toFixed(1)} s`]),
+    ["locked append path", "locked processes", "locked attempted", "landed", "failed (reported)", "lost silently", "plain appends", "plain landed", "plain lost", "blank lines", "torn lines", "wall time"],
+    rows.map((r) => [r.path, r.lockedProcesses, r.lockedAttempted, r.lockedLanded, r.lockedFailed, r.lockedLost, r.plainWritten, r.plainLanded, r.plainLost, r.blankLines, r.tornLines, `${r.seconds.toFixed(1)} s`]),
   );
 }
 
@@ -219,6 +232,7 @@ async function main(): Promise<void> {
       mode: { type: "string" },
       plain: { type: "boolean" },
       "mixed-appends": { type: "string" },
+      "mixed-paths": { type: "string" },
       file: { type: "string" },
       appends: { type: "string" },
       iterations: { type: "string" },
@@ -233,7 +247,10 @@ async function main(): Promise<void> {
     processes: values.processes ? values.processes.split(",").map(Number) : undefined,
     appendsEach: values.appends ? Number(values.appends) : undefined,
   });
-  const mixed = await measureMixedWriters({ appendsEach: values["mixed-appends"] ? Number(values["mixed-appends"]) : undefined });
+  const mixed = await measureMixedWriters({
+    appendsEach: values["mixed-appends"] ? Number(values["mixed-appends"]) : undefined,
+    paths: values["mixed-paths"] ? mixedPaths(values["mixed-paths"]) : undefined,
+  });
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ uncontended, contention, mixed }, null, 2)}\n`);
     return;

@@ -360,7 +360,9 @@ export function appendText(current: string, text: string): string {
  * separator, `skipIfPresent` and `expectedHash`) consistent with the write.
  *
  * What a plain writer can still do: append an unterminated line in the microseconds between our
- * look at the last byte and our write; our entry then starts on that line (nothing is lost). The
+ * look at the last byte and our write; our entry then starts on that line (nothing is lost). And
+ * when its append stays half-visible through every look of `lineEnd`, our entry follows a blank
+ * line. The
  * result's `conflicts` counts writes that landed next to someone else's (the file grew by more
  * than our bytes); `hashAfter` is then the hash of what is on disk after our write.
  *
@@ -426,18 +428,35 @@ const APPEND_FLAGS =
 
 type Appended = { written: string; sizeBefore: number; alone: boolean };
 
+const LINE_END_LOOKS = 8;
+
+/**
+ * The separator our entry needs: "\n" when the file's last byte is not a newline. A plain writer's
+ * append that crosses a page boundary is visible for a moment at the boundary, mid-line (seen on
+ * ext4, Linux 6.18: `fstat` between its two page copies); our write then waits for it and would
+ * leave a blank line. Such a view does not last: the size moves between two looks, so we look
+ * again. Bounded; a writer that stays mid-write through every look costs at most one blank line.
+ */
+export async function lineEnd(handle: fs.FileHandle, firstSize: number): Promise<{ size: number; separator: string }> {
+  let size = firstSize;
+  for (let look = 1; ; look++) {
+    if (size === 0) return { size, separator: "" };
+    const last = Buffer.alloc(1);
+    const { bytesRead } = await handle.read(last, 0, 1, size - 1);
+    if (bytesRead === 1 && last[0] === 0x0a) return { size, separator: "" };
+    const again = (await handle.stat()).size;
+    if (again === size || look === LINE_END_LOOKS) return { size, separator: "\n" };
+    size = again;
+  }
+}
+
 /** One O_APPEND write of `entry` (after a newline when the file's last byte is not one), fsynced. */
 async function appendBytes(target: string, entry: string): Promise<Appended> {
   const handle = await fs.open(target, APPEND_FLAGS, 0o644);
   try {
-    const before = await handle.stat();
-    if (!before.isFile()) throw Object.assign(new Error(`${target}: not-a-file, not written`), { code: "EUNSAFEREAD" });
-    let separator = "";
-    if (before.size > 0) {
-      const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, before.size - 1);
-      if (last[0] !== 0x0a) separator = "\n";
-    }
+    const first = await handle.stat();
+    if (!first.isFile()) throw Object.assign(new Error(`${target}: not-a-file, not written`), { code: "EUNSAFEREAD" });
+    const { size: sizeBefore, separator } = await lineEnd(handle, first.size);
     const written = separator + entry;
     const bytes = Buffer.from(written);
     // One write call: a partial write of a small entry to a regular file does not happen in
@@ -447,7 +466,7 @@ async function appendBytes(target: string, entry: string): Promise<Appended> {
     while (offset < bytes.length) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
     await handle.sync();
     const after = await handle.stat();
-    return { written, sizeBefore: before.size, alone: after.size - before.size === bytes.length };
+    return { written, sizeBefore, alone: after.size - sizeBefore === bytes.length };
   } finally {
     await handle.close();
   }
