@@ -180,3 +180,45 @@ describe("another context engine configured: the plugin stands aside and keeps p
     expect(textOf(own)).toContain(FACT);
   });
 });
+
+describe("Claude Opus 5.5 (OpenClaw keeps its runtime context append-only): the engine adds no carrier, memory rides on the user message (2026.9.6)", () => {
+  let gateway: Gateway;
+  const OPUS = "claude-opus-5-5";
+
+  beforeAll(async () => {
+    // The mock answers whatever model the gateway names; this one is the id OpenClaw's
+    // bindsClaudeThinkingPrefix matches (HOOK_ASSUMPTIONS.md `appendOnlyModels`).
+    gateway = await startGateway({
+      version: "2026.9.6",
+      hooks: { "ethos-context": { enabled: true, dedupeExpiryTurns: 1 }, "aci-bootstrap": { enabled: true } },
+      installPlugin: true,
+      installProbe: false,
+      modelApi: "anthropic-messages",
+      config: {
+        agents: { defaults: { model: { primary: `mock/${OPUS}` } } },
+        models: {
+          providers: {
+            mock: {
+              models: [{ id: OPUS, name: "Opus 5.5 (mock)", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 4096 }],
+            },
+          },
+        },
+      },
+    });
+  }, 600_000);
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it("the request names the model, the fact is in this turn's own user message, and no message after it carries the block", { timeout: 900_000 }, async () => {
+    const text = `What is my sailboat named, and where is it moored? ${hex()}`;
+    const { request, systemPrompt } = await turn(gateway, MAIN, text);
+    expect(request.body.model).toBe(OPUS);
+    const messages = messagesOf(request);
+    const own = messages.findIndex((m) => m.role === "user" && textOf(m).includes(text));
+    expect(own).toBeGreaterThanOrEqual(0);
+    expect(textOf(messages[own]!)).toContain(FACT);
+    expect(messages.slice(own + 1).some((m) => textOf(m).includes("Halcyon Drift"))).toBe(false);
+    expect(systemPrompt).not.toContain("Halcyon Drift");
+  });
+});
