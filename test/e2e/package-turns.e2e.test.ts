@@ -6,7 +6,9 @@
 // memory/<today>.md by the package's message:received hook and a NEW session's question gets it; a
 // subagent gets SOUL.md and a cron run HEARTBEAT.md (the package's engine, systemPromptAddition),
 // neither USER.md, MEMORY.md nor a memory; a main-session heartbeat gets HEARTBEAT.md through the
-// package's before_prompt_build (registered in the gateway's "discovery" registration too).
+// package's before_prompt_build (registered in the gateway's "discovery" registration too). With
+// the slot set back to legacy the package logs how to select its engine and memory goes as
+// prependContext on the turn's own user message.
 // The install itself, `openclaw context status`, the switch off and the uninstall are
 // test/e2e/package.e2e.test.ts. Rows in HOOK_ASSUMPTIONS.md ("Plugin package").
 import crypto from "node:crypto";
@@ -21,6 +23,7 @@ import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
 import { deepMerge, SAMPLE_WORKSPACE, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
+import { messageText } from "./mock-model.ts";
 import { waitForFileContaining } from "./wait-file.ts";
 
 const run = promisify(execFile);
@@ -165,6 +168,24 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
     expect(gw.model.userTextOf(heartbeat.request)).toContain(HEARTBEAT_SENTINEL);
     expect(heartbeat.systemPrompt).not.toContain(HEARTBEAT_SENTINEL);
     observed.packageBeforePromptBuildRuns = "yes, when also registered in discovery mode";
+  });
+
+  it("with the engine not selected (slot back to legacy) the package says how to select it, and memory rides on this turn's own user message (prependContext)", { timeout: 900_000 }, async () => {
+    const config = JSON.parse(fs.readFileSync(gw.configPath, "utf8")) as { plugins: { slots: Record<string, unknown> } };
+    config.plugins.slots.contextEngine = "legacy";
+    fs.writeFileSync(gw.configPath, `${JSON.stringify(config, null, 2)}\n`);
+    await gw.restart();
+    expect(gw.logs()).toContain(
+      `[${PLUGIN_ID}] serving OpenClaw ${VERSION}; memory delivery: prependContext (plugins.slots.contextEngine is not ${PLUGIN_ID}; select it with: openclaw config set plugins.slots.contextEngine ${PLUGIN_ID})`,
+    );
+    const text = `What is my sailboat named, and where is it moored? ${letters(6)}`;
+    const served = await turn(MAIN, text);
+    const messages = Array.isArray(served.request.body.messages) ? (served.request.body.messages as { role: string; content: unknown }[]) : [];
+    const own = messages.findIndex((m) => m.role === "user" && messageText(m.content).includes(text));
+    expect(own).toBeGreaterThanOrEqual(0);
+    expect(messageText(messages[own]!.content)).toContain(SAILBOAT);
+    expect(messages.slice(own + 1).some((m) => messageText(m.content).includes(SAILBOAT))).toBe(false);
+    expect(served.systemPrompt).not.toContain(SAILBOAT);
   });
 
   it("the adapter compiled into the package logs under the package's id, never the companion's", () => {
