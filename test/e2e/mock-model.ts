@@ -50,7 +50,8 @@ export function messageText(content: unknown): string {
   return "";
 }
 
-function messagesOf(request: RecordedRequest): ChatMessage[] {
+/** The request's `messages` (OpenAI or Anthropic), or none. */
+export function messagesOf(request: RecordedRequest): ChatMessage[] {
   const messages = request.body.messages;
   return Array.isArray(messages) ? (messages as ChatMessage[]) : [];
 }

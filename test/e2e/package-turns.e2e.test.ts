@@ -21,9 +21,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlugin } from "../../scripts/build-plugin.ts";
 import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
-import { deepMerge, SAMPLE_WORKSPACE, startGateway } from "./gateway.ts";
+import { deepMerge, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
-import { messageText } from "./mock-model.ts";
+import { messagesOf, messageText } from "./mock-model.ts";
+import { HEARTBEAT_SENTINEL, MEMORY_SENTINEL, SOUL_SENTINEL, sentinelFiles, USER_SENTINEL } from "./sentinels.ts";
 import { waitForFileContaining } from "./wait-file.ts";
 
 const run = promisify(execFile);
@@ -35,20 +36,6 @@ const SAILBOAT = "Halcyon Drift";
 const BUNDLE_MAIN = ["SOUL.md", "USER.md", "TOOLS_COMPACT.md"];
 const REMEMBER = "Remember that my locker code is 4312";
 const LOCKER_FACT = "my locker code is 4312";
-const SOUL_SENTINEL = "SOUL-SENTINEL-5d1e";
-const USER_SENTINEL = "USER-SENTINEL-c8a0";
-const MEMORY_SENTINEL = "MEMORY-SENTINEL-3f72";
-const HEARTBEAT_SENTINEL = "HEARTBEAT-SENTINEL-9b44";
-
-function sentinelFiles(): Record<string, string> {
-  const read = (name: string) => fs.readFileSync(path.join(SAMPLE_WORKSPACE, name), "utf8");
-  return {
-    "SOUL.md": `${read("SOUL.md")}\n${SOUL_SENTINEL}\n`,
-    "USER.md": `${read("USER.md")}\n${USER_SENTINEL}\n`,
-    "MEMORY.md": `${read("MEMORY.md")}\n${MEMORY_SENTINEL}\n`,
-    "HEARTBEAT.md": `${read("HEARTBEAT.md")}\n${HEARTBEAT_SENTINEL}\n`,
-  };
-}
 
 /** Which workspace files the system prompt holds (Project Context headings are `## <abs path>`). */
 function injected(turn: TurnResult, workspace: string): string[] {
@@ -180,7 +167,7 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
     );
     const text = `What is my sailboat named, and where is it moored? ${letters(6)}`;
     const served = await turn(MAIN, text);
-    const messages = Array.isArray(served.request.body.messages) ? (served.request.body.messages as { role: string; content: unknown }[]) : [];
+    const messages = messagesOf(served.request);
     const own = messages.findIndex((m) => m.role === "user" && messageText(m.content).includes(text));
     expect(own).toBeGreaterThanOrEqual(0);
     expect(messageText(messages[own]!.content)).toContain(SAILBOAT);

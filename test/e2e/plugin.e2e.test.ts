@@ -1,11 +1,11 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway } from "./gateway.ts";
 import type { Gateway } from "./gateway.ts";
-import { messageText } from "./mock-model.ts";
+import { messagesOf, messageText } from "./mock-model.ts";
 import type { RecordedRequest } from "./mock-model.ts";
+import { HEARTBEAT_SENTINEL, MEMORY_SENTINEL, SOUL_SENTINEL, sentinelFiles, USER_SENTINEL } from "./sentinels.ts";
 import { waitForFileContaining } from "./wait-file.ts";
 
 // The companion plugin on real gateways. On 2026.9.6 the memory block travels with this turn only,
@@ -16,27 +16,12 @@ import { waitForFileContaining } from "./wait-file.ts";
 // record of its own. On 2026.3.13 the plugin stands aside and the hook's record is the delivery.
 
 const FACT = "Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.";
-const SOUL_SENTINEL = "SOUL-SENTINEL-7f3a";
-const USER_SENTINEL = "USER-SENTINEL-91c2";
-const MEMORY_SENTINEL = "MEMORY-SENTINEL-44d8";
-const HEARTBEAT_SENTINEL = "HEARTBEAT-SENTINEL-2b6e";
 const PLUGIN_ID = "openclaw-context-companion";
 const RECORD_HEADING = (workspaceDir: string) => `## ${path.join(workspaceDir, "ETHOS_CONTEXT.md")}\n`;
 
-function sentinelFiles(workspace: string): Record<string, string> {
-  const read = (name: string) => fs.readFileSync(path.join(workspace, name), "utf8");
-  return {
-    "SOUL.md": `${read("SOUL.md")}\n${SOUL_SENTINEL}\n`,
-    "USER.md": `${read("USER.md")}\n${USER_SENTINEL}\n`,
-    "MEMORY.md": `${read("MEMORY.md")}\n${MEMORY_SENTINEL}\n`,
-    "HEARTBEAT.md": `${read("HEARTBEAT.md")}\n${HEARTBEAT_SENTINEL}\n`,
-  };
-}
-
 /** The user message that carries this turn's text (OpenClaw appends internal-context user messages after it). */
 function turnMessage(request: RecordedRequest, text: string): string {
-  const messages = Array.isArray(request.body.messages) ? (request.body.messages as { role: string; content: unknown }[]) : [];
-  return messages.filter((m) => m.role === "user").map((m) => messageText(m.content)).find((t) => t.includes(text)) ?? "";
+  return messagesOf(request).filter((m) => m.role === "user").map((m) => messageText(m.content)).find((t) => t.includes(text)) ?? "";
 }
 
 /** chat.send with an explicit RPC budget (a loaded machine can exceed `gateway call`'s 10 s default). */
@@ -47,8 +32,6 @@ async function chatSend(gateway: Gateway, sessionKey: string, text: string) {
   return { request, systemPrompt: gateway.model.systemPromptOf(request), lastUser: turnMessage(request, text), allUser: gateway.model.userTextOf(request) };
 }
 
-const WORKSPACE = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..", "fixtures", "workspace");
-
 describe("companion plugin on OpenClaw 2026.9.6", () => {
   let gateway: Gateway;
 
@@ -58,7 +41,7 @@ describe("companion plugin on OpenClaw 2026.9.6", () => {
       // De-duplication forgets after one turn, so every memory question here can get the fact.
       hooks: { "ethos-context": { enabled: true, dedupeExpiryTurns: 1 }, "aci-bootstrap": { enabled: true } },
       installPlugin: true,
-      workspaceFiles: sentinelFiles(WORKSPACE),
+      workspaceFiles: sentinelFiles(),
     });
   }, 600_000);
   afterAll(async () => {
