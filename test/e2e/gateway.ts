@@ -53,6 +53,8 @@ export type StartGatewayOptions = {
   config?: Record<string, unknown>;
   /** Which API the mock model speaks to the gateway (default OpenAI chat completions). */
   modelApi?: ModelApi;
+  /** The model id the gateway asks the mock for (default "mock-model"); OpenClaw keys some behaviour on it. */
+  modelId?: string;
   /** Extra environment for the gateway process. */
   env?: NodeJS.ProcessEnv;
   /** Echo gateway output to this process's stderr (debugging). */
@@ -301,7 +303,7 @@ export function deepMerge(base: Record<string, unknown>, extra: Record<string, u
   return out;
 }
 
-function baseConfig(port: number, model: MockModel, workspaceDir: string, api: ModelApi, logFile: string): Record<string, unknown> {
+function baseConfig(port: number, model: MockModel, workspaceDir: string, api: ModelApi, modelId: string, logFile: string): Record<string, unknown> {
   return {
     gateway: { mode: "local", port, bind: "loopback", auth: { mode: "token", token: GATEWAY_TOKEN } },
     // OpenClaw's own log goes to /tmp/openclaw/openclaw-<day>.log, shared by every gateway of the
@@ -310,7 +312,7 @@ function baseConfig(port: number, model: MockModel, workspaceDir: string, api: M
     agents: {
       defaults: {
         workspace: workspaceDir,
-        model: { primary: "mock/mock-model" },
+        model: { primary: `mock/${modelId}` },
         skipBootstrap: true,
       },
     },
@@ -323,7 +325,7 @@ function baseConfig(port: number, model: MockModel, workspaceDir: string, api: M
           api,
           models: [
             {
-              id: "mock-model",
+              id: modelId,
               name: "Mock",
               reasoning: false,
               input: ["text"],
@@ -522,7 +524,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   };
 
   try {
-    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir, options.modelApi ?? "openai-completions", path.join(root, "openclaw-gateway.log")), null, 2)}\n`);
+    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir, options.modelApi ?? "openai-completions", options.modelId ?? "mock-model", path.join(root, "openclaw-gateway.log")), null, 2)}\n`);
     const cli = (args: string[], timeoutMs = CLI_TIMEOUT_MS) => runCli(installed, env, args, timeoutMs);
     const installCommand = installed.target.openclaw.startsWith("2026.3.") ? ["hooks", "install"] : ["plugins", "install", "--force"];
 

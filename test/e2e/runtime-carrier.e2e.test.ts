@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway } from "./gateway.ts";
-import type { Gateway } from "./gateway.ts";
-import { messageText } from "./mock-model.ts";
+import type { Gateway, StartGatewayOptions } from "./gateway.ts";
+import { messagesOf as allMessagesOf, messageText } from "./mock-model.ts";
 import type { RecordedRequest } from "./mock-model.ts";
 
 // Memory as OpenClaw's own runtime-context carrier, through the companion plugin's context engine
@@ -16,9 +16,7 @@ const MAIN = "agent:main:main";
 type Block = { type?: string; text?: string; cache_control?: unknown };
 type Message = { role: string; content: string | Block[] };
 
-function messagesOf(request: RecordedRequest): Message[] {
-  return Array.isArray(request.body.messages) ? (request.body.messages as Message[]) : [];
-}
+const messagesOf = (request: RecordedRequest) => allMessagesOf(request) as Message[];
 const hasBreakpoint = (message: Message) => Array.isArray(message.content) && message.content.some((block) => block.cache_control !== undefined);
 const textOf = (message: Message) => messageText(message.content);
 
@@ -37,18 +35,27 @@ async function chatHistory(gateway: Gateway, sessionKey: string): Promise<string
 
 const hex = () => crypto.randomBytes(3).toString("hex");
 
+/**
+ * A 2026.9.6 gateway with both hooks and the companion plugin (its engine selected), on the
+ * Anthropic messages API so the requests show where OpenClaw puts cache_control. De-duplication
+ * forgets after one turn, so every memory question can get the fact.
+ */
+function startCarrierGateway(extra: Pick<StartGatewayOptions, "config" | "modelId"> = {}): Promise<Gateway> {
+  return startGateway({
+    version: "2026.9.6",
+    hooks: { "ethos-context": { enabled: true, dedupeExpiryTurns: 1 }, "aci-bootstrap": { enabled: true } },
+    installPlugin: true,
+    installProbe: false,
+    modelApi: "anthropic-messages",
+    ...extra,
+  });
+}
+
 describe("memory as a runtime-context carrier on OpenClaw 2026.9.6 (the plugin's context engine)", () => {
   let gateway: Gateway;
 
   beforeAll(async () => {
-    gateway = await startGateway({
-      version: "2026.9.6",
-      // De-duplication forgets after one turn, so every memory question here can get the fact.
-      hooks: { "ethos-context": { enabled: true, dedupeExpiryTurns: 1 }, "aci-bootstrap": { enabled: true } },
-      installPlugin: true,
-      installProbe: false,
-      modelApi: "anthropic-messages",
-    });
+    gateway = await startCarrierGateway();
   }, 600_000);
   afterAll(async () => {
     await gateway?.stop();
@@ -118,13 +125,7 @@ describe("compaction through the plugin's context engine (2026.9.6)", () => {
     // A fresh session with plain messages: OpenClaw's compaction safeguard audits the summary
     // (sections, identifiers, the latest ask), and the mock model's reply passes it only for a short,
     // plain history (a longer one with random ids was refused: "failed quality checks").
-    gateway = await startGateway({
-      version: "2026.9.6",
-      hooks: { "ethos-context": { enabled: true, dedupeExpiryTurns: 1 }, "aci-bootstrap": { enabled: true } },
-      installPlugin: true,
-      installProbe: false,
-      modelApi: "anthropic-messages",
-    });
+    gateway = await startCarrierGateway();
   }, 600_000);
   afterAll(async () => {
     await gateway?.stop();
@@ -157,14 +158,7 @@ describe("another context engine configured: the plugin stands aside and keeps p
   let gateway: Gateway;
 
   beforeAll(async () => {
-    gateway = await startGateway({
-      version: "2026.9.6",
-      hooks: { "ethos-context": { enabled: true }, "aci-bootstrap": { enabled: true } },
-      installPlugin: true,
-      installProbe: false,
-      modelApi: "anthropic-messages",
-      config: { plugins: { slots: { contextEngine: "e2e-other-engine" } } },
-    });
+    gateway = await startCarrierGateway({ config: { plugins: { slots: { contextEngine: "e2e-other-engine" } } } });
   }, 600_000);
   afterAll(async () => {
     await gateway?.stop();
@@ -188,23 +182,7 @@ describe("Claude Opus 5.5 (OpenClaw keeps its runtime context append-only): the 
   beforeAll(async () => {
     // The mock answers whatever model the gateway names; this one is the id OpenClaw's
     // bindsClaudeThinkingPrefix matches (HOOK_ASSUMPTIONS.md `appendOnlyModels`).
-    gateway = await startGateway({
-      version: "2026.9.6",
-      hooks: { "ethos-context": { enabled: true, dedupeExpiryTurns: 1 }, "aci-bootstrap": { enabled: true } },
-      installPlugin: true,
-      installProbe: false,
-      modelApi: "anthropic-messages",
-      config: {
-        agents: { defaults: { model: { primary: `mock/${OPUS}` } } },
-        models: {
-          providers: {
-            mock: {
-              models: [{ id: OPUS, name: "Opus 5.5 (mock)", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 4096 }],
-            },
-          },
-        },
-      },
-    });
+    gateway = await startCarrierGateway({ modelId: OPUS });
   }, 600_000);
   afterAll(async () => {
     await gateway?.stop();
