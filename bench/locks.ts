@@ -41,6 +41,8 @@ const FAST_RETRY = { retryIntervalSeconds: 0.005, maxRetries: 10_000, agentName:
 const SELF = fileURLToPath(import.meta.url);
 const PLAIN = /^plain \d+$/;
 const OURS = /^- \[p\d+-\d+\] benchmark entry$/;
+/** A blank line right before one of our entries: our separator after a line seen half-written. */
+const isOurBlank = (line: string, i: number, lines: readonly string[]) => line === "" && OURS.test(lines[i + 1] ?? "");
 
 function summarise(what: string, samples: number[]): LockTiming {
   const total = samples.reduce((a, b) => a + b, 0);
@@ -159,8 +161,8 @@ export async function measureMixedWriters(options: { paths?: MixedPath[]; locked
         plainWritten,
         plainLanded,
         plainLost: plainWritten - plainLanded,
-        blankLines: lines.filter((line, i) => line === "" && OURS.test(lines[i + 1] ?? "")).length,
-        tornLines: lines.filter((line, i) => !(line === "" && OURS.test(lines[i + 1] ?? "")) && !PLAIN.test(line) && !OURS.test(line)).length,
+        blankLines: lines.filter(isOurBlank).length,
+        tornLines: lines.filter((line, i, all) => !isOurBlank(line, i, all) && !PLAIN.test(line) && !OURS.test(line)).length,
         seconds,
       });
     } finally {

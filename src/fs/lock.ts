@@ -362,9 +362,8 @@ export function appendText(current: string, text: string): string {
  * What a plain writer can still do: append an unterminated line in the microseconds between our
  * look at the last byte and our write; our entry then starts on that line (nothing is lost). And
  * when its append stays half-visible through every look of `lineEnd`, our entry follows a blank
- * line. The
- * result's `conflicts` counts writes that landed next to someone else's (the file grew by more
- * than our bytes); `hashAfter` is then the hash of what is on disk after our write.
+ * line. The result's `conflicts` counts writes that landed next to someone else's (the file grew
+ * by more than our bytes); `hashAfter` is then the hash of what is on disk after our write.
  *
  * `text` may be a function of the file's current text, called under the lock: it returns the entry
  * to append, or null to append nothing (e.g. the entry is a repeat of a line already there). Like

@@ -52,7 +52,7 @@ describe("lineEnd: the newline a locked append puts before its entry", () => {
     const views = Array.from({ length: 50 }, (_, i) => `# Memory\n${"x".repeat(i + 1)}`);
     let stats = 0;
     const handle = handleOver(views);
-    const counted = { ...handle, read: handle.read, stat: async () => (stats++, handle.stat()) } as unknown as fs.FileHandle;
+    const counted = { ...handle, stat: async () => (stats++, handle.stat()) } as unknown as fs.FileHandle;
     const result = await lineEnd(counted, size(views[0]!));
     expect(result.separator).toBe("\n");
     expect(stats).toBeGreaterThan(1);
