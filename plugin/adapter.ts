@@ -5,9 +5,9 @@
 // prependContext, outside the cached system prompt. Subagents get SOUL.md and cron runs get
 // HEARTBEAT.md as appendSystemContext: the same text on every run of a workspace, so cacheable.
 import { logToGatewayFile } from "../src/core/log.ts";
-import { HOOK_KEYS } from "../src/core/records.ts";
-import { isObject } from "../src/openclaw/events.ts";
-import type { OpenClawConfig } from "../src/openclaw/events.ts";
+import { HOOK_KEYS } from "../src/host/ids.ts";
+import { isObject } from "../src/host/events.ts";
+import type { OpenClawConfig } from "../src/host/events.ts";
 import { createMemoryContextService } from "../src/context/service.ts";
 import type { Log, MemoryContextService } from "../src/context/service.ts";
 import { classifyForRetrieval } from "../src/context/scope.ts";

@@ -4,7 +4,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { resolveOpenClawConfigPath } from "../src/openclaw/config-file.ts";
+import { resolveOpenClawConfigPath } from "../src/host/config-file.ts";
 import { CheckFailedError, UsageError, printHelpAndExit, runScript, withProgress } from "../src/ops/cli.ts";
 import { install } from "../src/ops/install.ts";
 import { findOpenClawCli } from "../src/ops/openclaw-cli.ts";

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { resolveOpenClawConfigPath } from "../src/openclaw/config-file.ts";
+import { resolveOpenClawConfigPath } from "../src/host/config-file.ts";
 import { CheckFailedError, UsageError, printHelpAndExit, runScript, withProgress } from "../src/ops/cli.ts";
 import { HOOK_NAMES, PACK_ID, install, uninstall } from "../src/ops/install.ts";
 import type { InstallMode } from "../src/ops/install.ts";

@@ -3,7 +3,7 @@
 // history must be the arm's own. Shared by `npm run bench -- --only cache` and the e2e suite.
 import fs from "node:fs";
 import path from "node:path";
-import { HOOK_KEYS } from "../../src/core/records.ts";
+import { HOOK_KEYS } from "../../src/host/ids.ts";
 import { REPO_ROOT, startGateway } from "../../test/e2e/gateway.ts";
 import type { Gateway, StartGatewayOptions } from "../../test/e2e/gateway.ts";
 import { analyseConversation, extrapolatedCost, measuredCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/host/ids.ts";
 import { setLogDestination } from "../../src/core/log.ts";
 import { EthosContextRuntime } from "../../src/context/runtime.ts";
 import type { Log } from "../../src/context/service.ts";

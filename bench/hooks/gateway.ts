@@ -3,7 +3,7 @@
 // disabled, driven turn by turn A B A B … so drift (CPU contention, cache warmth) hits both arms.
 import { performance } from "node:perf_hooks";
 import { estimateTokens } from "../../src/core/tokens.ts";
-import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";
+import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../../src/host/ids.ts";
 import { startGateway } from "../../test/e2e/gateway.ts";
 import type { Gateway } from "../../test/e2e/gateway.ts";
 import { OPENCLAW_TARGETS } from "../../test/e2e/versions.ts";

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";
+import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../../src/host/ids.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
 import { median, percentile } from "../lib/metrics.ts";
 import { REPO_ROOT, SAMPLE_WORKSPACE } from "../lib/paths.ts";

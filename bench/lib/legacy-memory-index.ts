@@ -9,7 +9,7 @@ import { getLogger } from "../../src/core/log.ts";
 import { writeFileAtomic } from "../../src/fs/atomic.ts";
 import { withFileLock } from "../../src/fs/lock.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
-import { chunkRankingMultiplier } from "../../src/hygiene/confidence.ts";
+import { chunkRankingMultiplier } from "../../src/memory/confidence.ts";
 import { applyMemoryConfidence, calibratedScore } from "../../src/memory/calibrate.ts";
 import type { CorpusStats } from "../../src/memory/calibrate.ts";
 import { chunkMarkdown } from "../../src/memory/chunk.ts";

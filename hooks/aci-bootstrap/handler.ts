@@ -1,7 +1,7 @@
 // aci-bootstrap: thin entry point. Type guard → config → src/bootstrap → catch everything.
 import { getLogger, logToGatewayFile } from "../../src/core/log.ts";
-import { HOOK_KEYS } from "../../src/core/records.ts";
-import { isAgentBootstrapEvent } from "../../src/openclaw/events.ts";
+import { HOOK_KEYS } from "../../src/host/ids.ts";
+import { isAgentBootstrapEvent } from "../../src/host/events.ts";
 import { filesAfterFailure } from "../../src/bootstrap/fail-closed.ts";
 import { runAciBootstrap, startupOpenClawConfig } from "../../src/bootstrap/run.ts";
 

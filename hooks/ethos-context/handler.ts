@@ -2,8 +2,8 @@
 // message:received captures the query synchronously (the gateway does not await this event);
 // agent:bootstrap injects this turn's memories as one inline record, within a bounded wait.
 import { getLogger, logToGatewayFile } from "../../src/core/log.ts";
-import { HOOK_KEYS } from "../../src/core/records.ts";
-import { isAgentBootstrapEvent, isMessageReceivedEvent } from "../../src/openclaw/events.ts";
+import { HOOK_KEYS } from "../../src/host/ids.ts";
+import { isAgentBootstrapEvent, isMessageReceivedEvent } from "../../src/host/events.ts";
 import { ethosContextRuntime } from "../../src/context/runtime.ts";
 import { startInboundTriage } from "../../src/context/inbound-triage.ts";
 

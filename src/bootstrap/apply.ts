@@ -2,7 +2,7 @@
 // Never mutates the incoming array or its records: kept records are the same objects (core tracks
 // their source identity), added records are new objects with inline content.
 import { estimateTokens } from "../core/tokens.ts";
-import type { BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
+import type { BootstrapFileRecord, OpenClawConfig } from "../host/events.ts";
 import type { SessionClassification } from "../session/types.ts";
 import { estimateInjection, MIN_BOOTSTRAP_FILE_BUDGET_CHARS, resolveBootstrapLimits } from "./budget.ts";
 import type { BootstrapLimits } from "./budget.ts";

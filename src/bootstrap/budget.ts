@@ -1,8 +1,8 @@
 // OpenClaw's bootstrap budgets, resolved as core resolves them (dist bootstrap-*.mjs
 // resolveBootstrapCharLimit): per-agent entry, then agents.defaults, then 20,000 / 60,000 chars.
 // Core spends the total budget in array order, so records appended by hooks are the first dropped.
-import { isObject } from "../openclaw/events.ts";
-import type { OpenClawConfig } from "../openclaw/events.ts";
+import { isObject } from "../host/events.ts";
+import type { OpenClawConfig } from "../host/events.ts";
 
 export const DEFAULT_BOOTSTRAP_MAX_CHARS = 20_000;
 export const DEFAULT_BOOTSTRAP_TOTAL_MAX_CHARS = 60_000;

@@ -3,9 +3,9 @@
 // turn's user message only) and appendSystemContext (after the cache boundary, the same text every
 // run). Mirrors plugin/adapter.ts + src/context/plugin-turn.ts and the ethos-context hook; the
 // host facts behind each cell are rows of HOOK_ASSUMPTIONS.md.
-import { resolveHookConfig } from "../openclaw/hook-config.ts";
-import type { OpenClawConfig } from "../openclaw/events.ts";
-import { HOOK_KEYS } from "../core/records.ts";
+import { resolveHookConfig } from "../host/hook-config.ts";
+import type { OpenClawConfig } from "../host/events.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
 import { parseEthosContextConfig } from "../context/config.ts";
 import { resolveRetrievalScope } from "../context/scope.ts";
 import { PLUGIN_ID } from "../context/plugin-turn.ts";

@@ -1,7 +1,7 @@
 // What each session type gets from the workspace, before and after aci-bootstrap.
 // Uses the same applyBootstrapPolicy as the hook, on an incoming list built the way core builds it.
 import { estimateTokens } from "../core/tokens.ts";
-import type { BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
+import type { BootstrapFileRecord, OpenClawConfig } from "../host/events.ts";
 import { classifySession } from "../session/classify.ts";
 import { sampleSessionKeys } from "../session/sample-keys.ts";
 import { SESSION_TYPES } from "../session/types.ts";

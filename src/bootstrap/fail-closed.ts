@@ -7,8 +7,8 @@
 // private files is the one safe edit when it is. This code must not fail itself, so every step that
 // touches event data is guarded, and doubt counts as "not an owner session".
 import path from "node:path";
-import type { AgentBootstrapEvent, OpenClawConfig } from "../openclaw/events.ts";
-import { sessionKeyOf } from "../openclaw/events.ts";
+import type { AgentBootstrapEvent, OpenClawConfig } from "../host/events.ts";
+import { sessionKeyOf } from "../host/events.ts";
 import { classifySession } from "../session/classify.ts";
 import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
 import type { SessionType } from "../session/types.ts";

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { parseConfigOrDefaults } from "../core/config.ts";
-import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
+import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 import { SESSION_TYPES } from "../session/types.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
 

@@ -1,11 +1,11 @@
 // One agent:bootstrap event, end to end: config → owners → classify → apply → decision log.
 // The hook's handler.ts is a thin wrapper around runAciBootstrap.
 import { getLogger } from "../core/log.ts";
-import { HOOK_KEYS } from "../core/records.ts";
-import { loadOpenClawConfigFile } from "../openclaw/config-file.ts";
-import type { AgentBootstrapEvent, BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
-import { sessionKeyOf } from "../openclaw/events.ts";
-import { resolveHookConfig } from "../openclaw/hook-config.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
+import { loadOpenClawConfigFile } from "../host/config-file.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord, OpenClawConfig } from "../host/events.ts";
+import { sessionKeyOf } from "../host/events.ts";
+import { resolveHookConfig } from "../host/hook-config.ts";
 import { classifySession } from "../session/classify.ts";
 import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
 import type { ResolvedOwners } from "../session/owners.ts";

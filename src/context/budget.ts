@@ -2,7 +2,7 @@ import { tokensToChars } from "../core/tokens.ts";
 import type { SessionType } from "../session/types.ts";
 import type { EthosContextConfig } from "./config.ts";
 import type { ContextBlockFormatter, ContextBlockInput, FormattedEntry } from "./format.ts";
-import { renderMemoryText } from "./neutralise.ts";
+import { renderMemoryText } from "../memory/neutralise.ts";
 import type { RetrievedMemory } from "../memory/types.ts";
 
 // Bounded injection (hardening plan "Bounded injection"): the session type's token ceiling decides

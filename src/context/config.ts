@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HOOK_KEYS } from "../core/records.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
 import { parseConfigOrDefaults } from "../core/config.ts";
 import type { ConfigResult } from "../core/config.ts";
 import type { SessionType } from "../session/types.ts";

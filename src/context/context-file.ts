@@ -1,6 +1,6 @@
 import path from "node:path";
 import { getLogger } from "../core/log.ts";
-import { RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { canWriteIntoWorkspace } from "../fs/workspace-guard.ts";
 

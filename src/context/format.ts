@@ -9,7 +9,7 @@
 //
 //   2. …
 //
-// Entry text must already be neutralised (src/context/neutralise.ts); this module only lays out.
+// Entry text must already be neutralised (src/memory/neutralise.ts); this module only lays out.
 
 export type FormattedEntry = { date?: string; text: string; score: number };
 

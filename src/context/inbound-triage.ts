@@ -1,9 +1,9 @@
 import { getLogger } from "../core/log.ts";
-import { HOOK_KEYS } from "../core/records.ts";
-import { loadHygieneConfigCached } from "../hygiene/config.ts";
-import { triageInboundMessage } from "../hygiene/triage.ts";
-import type { MessageReceivedEvent } from "../openclaw/events.ts";
-import { sessionKeyOf } from "../openclaw/events.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
+import { loadHygieneConfigCached } from "../memory/config-md.ts";
+import { triageInboundMessage } from "../capture/triage.ts";
+import type { MessageReceivedEvent } from "../host/events.ts";
+import { sessionKeyOf } from "../host/events.ts";
 import type { MessageTurn } from "./runtime.ts";
 
 /**

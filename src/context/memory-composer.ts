@@ -1,6 +1,6 @@
-import { loadHygieneConfigCached } from "../hygiene/config.ts";
-import { leftOutOfTurn } from "../hygiene/capture.ts";
-import { assembleMemoryBlock } from "../hygiene/memory-block.ts";
+import { loadHygieneConfigCached } from "../memory/config-md.ts";
+import { leftOutOfTurn } from "../capture/capture.ts";
+import { assembleMemoryBlock } from "./memory-block.ts";
 import type { SessionType } from "../session/types.ts";
 import type { Selection } from "./pipeline.ts";
 
@@ -13,7 +13,7 @@ import type { Selection } from "./pipeline.ts";
 
 /**
  * Replaces the whole injected block, e.g. with the context assembler's memory block
- * (src/hygiene/memory-block.ts). Called once per turn after gate, de-duplication and budget, with
+ * (src/context/memory-block.ts). Called once per turn after gate, de-duplication and budget, with
  * the default story-007 block in `selection.block`. Its result is used only if it arrives within
  * the turn's wait and fits the budget (`maxChars`); otherwise the default block is injected.
  */

@@ -1,5 +1,5 @@
-import { isObject } from "../openclaw/events.ts";
-import type { OpenClawConfig } from "../openclaw/events.ts";
+import { isObject } from "../host/events.ts";
+import type { OpenClawConfig } from "../host/events.ts";
 
 // Memory as OpenClaw's own runtime-context carrier (2026.9+), through a pass-through context engine.
 //

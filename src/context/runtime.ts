@@ -1,8 +1,8 @@
 import path from "node:path";
-import { RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
-import { loadOpenClawConfigFile } from "../openclaw/config-file.ts";
-import { isBootstrapFileRecord, sessionKeyOf } from "../openclaw/events.ts";
-import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent, OpenClawConfig } from "../openclaw/events.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
+import { loadOpenClawConfigFile } from "../host/config-file.ts";
+import { isBootstrapFileRecord, sessionKeyOf } from "../host/events.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent, OpenClawConfig } from "../host/events.ts";
 import { pluginDeliveryClaim } from "./delivery.ts";
 import { messageText } from "./message-text.ts";
 import { classifyForRetrieval } from "./scope.ts";

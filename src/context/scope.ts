@@ -1,7 +1,7 @@
 import path from "node:path";
-import type { OpenClawConfig } from "../openclaw/events.ts";
+import type { OpenClawConfig } from "../host/events.ts";
 import { isInside } from "../memory/sources.ts";
-import { expandHome } from "../openclaw/config-file.ts";
+import { expandHome } from "../core/paths.ts";
 import { realPathOrResolvedSync } from "../fs/safe-read.ts";
 import { classifySession } from "../session/classify.ts";
 import { foldId, resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";

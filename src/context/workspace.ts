@@ -2,8 +2,8 @@
 // carries neither a workspace nor a cfg, so the hook's runtime and the plugin package both resolve
 // it from config (or from the agent's last turn). No state here: importing this module starts nothing.
 import path from "node:path";
-import { expandHome, openClawStateDir } from "../openclaw/config-file.ts";
-import type { OpenClawConfig } from "../openclaw/events.ts";
+import { expandHome, openClawStateDir } from "../core/paths.ts";
+import type { OpenClawConfig } from "../host/events.ts";
 import type { SessionType } from "../session/types.ts";
 
 /** The operator's own sessions: the only ones whose messages are triaged and captured. */

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import pino from "pino";
 import type { Logger, DestinationStream } from "pino";
-import { openClawStateDir } from "../openclaw/config-file.ts";
+import { openClawStateDir } from "./paths.ts";
 
 export type { Logger };
 

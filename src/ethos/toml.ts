@@ -3,7 +3,7 @@ import { parse } from "smol-toml";
 import { z } from "zod";
 import { describeZodError } from "../core/config.ts";
 import { getLogger } from "../core/log.ts";
-import { expandHome } from "../openclaw/config-file.ts";
+import { expandHome } from "../core/paths.ts";
 import { readTextSync } from "../fs/safe-read.ts";
 
 // The parts of the Ethos server's ethos.toml a client needs. Unknown sections and keys are ignored

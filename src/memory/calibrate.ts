@@ -68,7 +68,7 @@ export function calibratedScore(queryTerms: readonly string[], chunk: ChunkTerms
 
 /**
  * Where spec 004 §8 confidence metadata enters ranking. `weight` is the memory's retrieval weight
- * (src/hygiene/confidence.ts `chunkRankingMultiplier`: effective confidence 0.2…1, operator
+ * (src/memory/confidence.ts `chunkRankingMultiplier`: effective confidence 0.2…1, operator
  * corrections 1.5; 1 when the memory carries no metadata), or a front-matter `confidence`.
  * The relevance score is scaled by 0.75 + 0.25·weight: 0.8× at the 0.2 floor, neutral at 1,
  * 1.125× for corrections at the default 1.5 boost, so a decayed memory ranks below a fresh one with

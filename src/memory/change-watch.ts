@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import fg from "fast-glob";
 import picomatch from "picomatch";
-import { RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 
 // Tells the index whether anything in its folders may have changed since its last full check, so
 // a turn need not stat every memory file (2,225 files at 100k chunks: ~12 ms of every turn).

@@ -1,5 +1,5 @@
-import { loadHygieneConfigCached } from "../hygiene/config.ts";
-import type { ScoringConfig } from "../hygiene/confidence.ts";
+import { loadHygieneConfigCached } from "./config-md.ts";
+import type { ScoringConfig } from "./confidence.ts";
 import type { MemoryIndex } from "./memory-index.ts";
 import type { Retriever } from "./types.ts";
 

@@ -1,9 +1,9 @@
 import path from "node:path";
 import crypto from "node:crypto";
 import { getLogger } from "../core/log.ts";
-import { RETRIEVED_MEMORY_RECORD_NAME } from "../core/records.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 import { looksBinary, readRegularFile } from "../fs/safe-read.ts";
-import { expandHome, openClawStateDir } from "../openclaw/config-file.ts";
+import { expandHome, openClawStateDir } from "../core/paths.ts";
 
 /** What an index covers: fast-glob patterns relative to one root folder. */
 export type MemorySourceSpec = { rootDir: string; patterns: string[] };

@@ -7,7 +7,7 @@ import type { BootstrapLimits, InjectedEstimate } from "../bootstrap/budget.ts";
 import { simulateHostRecords } from "../bootstrap/explain.ts";
 import { hostDroppedNames, hostVersionFor } from "../bootstrap/host-filters.ts";
 import { sessionContextFor } from "../bootstrap/run.ts";
-import type { BootstrapFileRecord, OpenClawConfig } from "../openclaw/events.ts";
+import type { BootstrapFileRecord, OpenClawConfig } from "../host/events.ts";
 import { classifySession } from "../session/classify.ts";
 import { sampleSessionKeys } from "../session/sample-keys.ts";
 import type { SessionType } from "../session/types.ts";

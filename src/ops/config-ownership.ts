@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import JSON5 from "json5";
-import { isObject } from "../openclaw/events.ts";
+import { isObject } from "../host/events.ts";
 
 // When may uninstall write openclaw.json's pre-install text back verbatim? When nothing but our own
 // keys changed since install. Our switches (the rollback, `config.enabled false`), OpenClaw's

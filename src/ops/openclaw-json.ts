@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import commentJson from "comment-json";
 import JSON5 from "json5";
-import { isObject } from "../openclaw/events.ts";
+import { isObject } from "../host/events.ts";
 import { replaceFileWithBackup } from "./safe-write.ts";
 
 // Edits of openclaw.json (JSON5) that keep the operator's other settings and, whenever possible,

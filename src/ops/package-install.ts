@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { openClawStateDir } from "../openclaw/config-file.ts";
-import { isObject } from "../openclaw/events.ts";
+import { openClawStateDir } from "../core/paths.ts";
+import { isObject } from "../host/events.ts";
 import { cliEnvForConfig, runOpenClaw } from "./openclaw-cli.ts";
 import type { CliResult } from "./openclaw-cli.ts";
 import { editOpenClawJson, readOpenClawJson } from "./openclaw-json.ts";

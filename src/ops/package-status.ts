@@ -4,9 +4,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { engineSelection, pluginEntry } from "../context/runtime-carrier.ts";
-import { openClawStateDir } from "../openclaw/config-file.ts";
-import { isObject } from "../openclaw/events.ts";
-import type { OpenClawConfig } from "../openclaw/events.ts";
+import { openClawStateDir } from "../core/paths.ts";
+import { isObject } from "../host/events.ts";
+import type { OpenClawConfig } from "../host/events.ts";
 import { PACKAGE_PLUGIN_ID, parsePackageConfig } from "../plugin-package/config.ts";
 
 export type PluginPackageStatus = {

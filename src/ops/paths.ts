@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { expandHome, loadOpenClawConfigFile, openClawStateDir, resolveOpenClawConfigPath } from "../openclaw/config-file.ts";
+import { loadOpenClawConfigFile, resolveOpenClawConfigPath } from "../host/config-file.ts";
+import { expandHome, openClawStateDir } from "../core/paths.ts";
 import { UsageError } from "./cli.ts";
 
 // Where the ACI initiative keeps its operator artefacts, relative to the workspace root (spec §7, appendix B).

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { PLUGIN_ID } from "../context/plugin-turn.ts";
-import { openClawStateDir } from "../openclaw/config-file.ts";
-import { isObject } from "../openclaw/events.ts";
+import { openClawStateDir } from "../core/paths.ts";
+import { isObject } from "../host/events.ts";
 import { cliEnvForConfig, runOpenClaw } from "./openclaw-cli.ts";
 import { editOpenClawJson } from "./openclaw-json.ts";
 import type { InstallParams, InstallUnit, UnitRecord } from "./install-unit.ts";

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { HOOK_KEYS } from "../core/records.ts";
-import { isObject } from "../openclaw/events.ts";
-import type { OpenClawConfig } from "../openclaw/events.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
+import { isObject } from "../host/events.ts";
+import type { OpenClawConfig } from "../host/events.ts";
 import { setHooksEnabled } from "./hook-toggle.ts";
 import { detectEol, replaceLines, sectionsMatching, splitLines } from "./markdown.ts";
 import { backupsDir, phase0BackupPath } from "./paths.ts";

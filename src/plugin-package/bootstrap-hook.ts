@@ -2,11 +2,11 @@
 // does, with the policy from the plugin's config (through a view of openclaw.json) instead of the
 // hook's entry. Never throws; on failure the fail-closed rule of src/bootstrap/fail-closed.ts applies.
 import { getLogger } from "../core/log.ts";
-import { HOOK_KEYS } from "../core/records.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
 import { filesAfterFailure } from "../bootstrap/fail-closed.ts";
 import { runAciBootstrap, startupOpenClawConfig } from "../bootstrap/run.ts";
-import { isAgentBootstrapEvent } from "../openclaw/events.ts";
-import type { AgentBootstrapEvent, OpenClawConfig } from "../openclaw/events.ts";
+import { isAgentBootstrapEvent } from "../host/events.ts";
+import type { AgentBootstrapEvent, OpenClawConfig } from "../host/events.ts";
 
 export async function runBootstrapHook(event: unknown, view: (cfg: OpenClawConfig | undefined) => OpenClawConfig): Promise<void> {
   let host: AgentBootstrapEvent;

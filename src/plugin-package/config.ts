@@ -4,9 +4,9 @@
 // without knowing where they came from.
 import { z } from "zod";
 import { parseConfigOrDefaults } from "../core/config.ts";
-import { HOOK_KEYS } from "../core/records.ts";
-import { isObject } from "../openclaw/events.ts";
-import type { OpenClawConfig } from "../openclaw/events.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
+import { isObject } from "../host/events.ts";
+import type { OpenClawConfig } from "../host/events.ts";
 
 export const PACKAGE_PLUGIN_ID = "openclaw-context";
 

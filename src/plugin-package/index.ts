@@ -12,7 +12,7 @@ import { createPluginAdapter } from "../../plugin/adapter.ts";
 import type { HostLogger, HostSdk } from "../../plugin/adapter.ts";
 import { hostPackageOf, hostVersionOf, servesHost } from "../../plugin/index.js";
 import { logToGatewayFile } from "../core/log.ts";
-import type { OpenClawConfig } from "../openclaw/events.ts";
+import type { OpenClawConfig } from "../host/events.ts";
 import { runBootstrapHook } from "./bootstrap-hook.ts";
 import { registerContextCommands } from "./cli.ts";
 import { companionConfigOf, configView, PACKAGE_PLUGIN_ID, parsePackageConfig } from "./config.ts";

@@ -5,14 +5,14 @@
 // Never throws and never holds the turn up: the writes run in the background.
 import { boundedId } from "../core/bounded-id.ts";
 import { getLogger } from "../core/log.ts";
-import { HOOK_KEYS } from "../core/records.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
 import type { EthosContextConfig } from "../context/config.ts";
 import { startInboundTriage } from "../context/inbound-triage.ts";
 import type { MessageTurn } from "../context/runtime.ts";
 import { classifyForRetrieval } from "../context/scope.ts";
 import { configuredWorkspace, isOperatorSession } from "../context/workspace.ts";
-import { isAgentBootstrapEvent, isMessageReceivedEvent, sessionKeyOf } from "../openclaw/events.ts";
-import type { MessageReceivedEvent, OpenClawConfig } from "../openclaw/events.ts";
+import { isAgentBootstrapEvent, isMessageReceivedEvent, sessionKeyOf } from "../host/events.ts";
+import type { MessageReceivedEvent, OpenClawConfig } from "../host/events.ts";
 
 /** Agents whose last workspace is remembered (a gateway runs a handful; the cap only stops a flood). */
 export const MAX_REMEMBERED_AGENTS = 256;

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { resolveOpenClawConfigPath } from "../openclaw/config-file.ts";
+import { resolveOpenClawConfigPath } from "../host/config-file.ts";
 import { findOpenClawCli } from "../ops/openclaw-cli.ts";
 import { uninstallPackage } from "../ops/package-install.ts";
 import { CheckFailedError, printHelp } from "../ops/cli.ts";

@@ -14,10 +14,10 @@
 // Ids are compared exactly, except ASCII letters A–Z, which are folded to a–z because the host
 // lowercases peer ids when it builds session keys (a Slack "U07ABC" arrives as "u07abc"). There is
 // no Unicode case folding: the Kelvin sign "\u212a777" is not "k777".
-import { HOOK_KEYS } from "../core/records.ts";
-import { isObject } from "../openclaw/events.ts";
-import type { OpenClawConfig } from "../openclaw/events.ts";
-import { resolveHookConfig } from "../openclaw/hook-config.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
+import { isObject } from "../host/events.ts";
+import type { OpenClawConfig } from "../host/events.ts";
+import { resolveHookConfig } from "../host/hook-config.ts";
 
 export type OwnerSource = "owner-lists" | "channels.allowFrom" | "none";
 export type ResolvedOwners = {

@@ -5,8 +5,8 @@ import { Writable } from "node:stream";
 import fg from "fast-glob";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { isAgentBootstrapEvent } from "../../src/openclaw/events.ts";
-import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/openclaw/events.ts";
+import { isAgentBootstrapEvent } from "../../src/host/events.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/host/events.ts";
 
 const repo = path.resolve(__dirname, "../..");
 const fixtureWorkspace = path.join(repo, "fixtures/workspace");

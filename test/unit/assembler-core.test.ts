@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SLOTS, assembleContext, orderCorrections } from "../../src/hygiene/assembler.ts";
-import type { AssemblerInput, SlotContent, SlotItem, SlotName } from "../../src/hygiene/assembler.ts";
+import { SLOTS, assembleContext, orderCorrections } from "../../src/context/assembler.ts";
+import type { AssemblerInput, SlotContent, SlotItem, SlotName } from "../../src/context/assembler.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
-import { HYGIENE_CONFIG_DEFAULTS } from "../../src/hygiene/config.ts";
+import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
 
 const words = (n: number, seed = "w") => Array.from({ length: n }, (_, i) => `${seed}${i}`).join(" ");
 const item = (id: string, chars: number, extra: Partial<SlotItem> = {}): SlotItem => ({ id, text: `- ${id} ${"x".repeat(Math.max(0, chars - id.length - 3))}`, ...extra });

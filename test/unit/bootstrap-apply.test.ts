@@ -7,7 +7,7 @@ import { estimateInjection, resolveBootstrapLimits } from "../../src/bootstrap/b
 import { hostDroppedNames, hostVersionFor } from "../../src/bootstrap/host-filters.ts";
 import { DEFAULT_POLICY, resolveBootstrapPolicy } from "../../src/bootstrap/policy.ts";
 import { readWorkspaceFile } from "../../src/bootstrap/workspace-read.ts";
-import type { BootstrapFileRecord } from "../../src/openclaw/events.ts";
+import type { BootstrapFileRecord } from "../../src/host/events.ts";
 import { classifySession } from "../../src/session/classify.ts";
 
 let root: string;

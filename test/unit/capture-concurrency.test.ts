@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { isAtomicTempName } from "../../src/fs/atomic.ts";
-import { capturedFacts, dayFileFor } from "../../src/hygiene/capture.ts";
-import { HYGIENE_CONFIG_DEFAULTS } from "../../src/hygiene/config.ts";
-import { triageInboundMessage } from "../../src/hygiene/triage.ts";
+import { capturedFacts, dayFileFor } from "../../src/capture/capture.ts";
+import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
+import { triageInboundMessage } from "../../src/capture/triage.ts";
 import { waitForFileContaining } from "../e2e/wait-file.ts";
 
 // The capture shares today's memory file with every other writer (the agent, the Memory Miner):

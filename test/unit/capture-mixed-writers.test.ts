@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { capturedFacts, dayFileFor } from "../../src/hygiene/capture.ts";
-import { HYGIENE_CONFIG_DEFAULTS } from "../../src/hygiene/config.ts";
-import { triageInboundMessage } from "../../src/hygiene/triage.ts";
+import { capturedFacts, dayFileFor } from "../../src/capture/capture.ts";
+import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
+import { triageInboundMessage } from "../../src/capture/triage.ts";
 import { startPlainWriter } from "./plain-writer.ts";
 
 // Issue 20 for the capture: OpenClaw's agent appends to today's memory file without our lock while

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { startInboundTriage } from "../../src/context/inbound-triage.ts";
 import { EthosContextRuntime } from "../../src/context/runtime.ts";
-import { dayFileFor } from "../../src/hygiene/capture.ts";
-import type { MessageReceivedEvent } from "../../src/openclaw/events.ts";
+import { dayFileFor } from "../../src/capture/capture.ts";
+import type { MessageReceivedEvent } from "../../src/host/events.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
 
 // Who may write a captured fact: the handler classifies the turn once and passes that

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { budgetLimitsFor, buildBudgetedBlock } from "../../src/context/budget.ts";
 import { defaultEthosContextConfig, parseEthosContextConfig } from "../../src/context/config.ts";
 import { formatCompactBlock, formatContextBlock } from "../../src/context/format.ts";
-import { flattenMemoryText, looksLikeInstruction, renderMemoryText } from "../../src/context/neutralise.ts";
+import { flattenMemoryText, looksLikeInstruction, renderMemoryText } from "../../src/memory/neutralise.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
 

@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
-import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/openclaw/events.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/host/events.ts";
 import { bootstrapEventFor, webchatMessageEvent } from "./ethos-events.ts";
 import { holdTurnClock } from "./turn-clock.ts";
 

@@ -9,8 +9,8 @@ import { configuredWorkspace } from "../../src/context/workspace.ts";
 import type { RetrieverFactory } from "../../src/context/runtime.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { setLogDestination } from "../../src/core/log.ts";
-import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";
-import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent } from "../../src/openclaw/events.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/host/ids.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent } from "../../src/host/events.ts";
 import { holdTurnClock } from "./turn-clock.ts";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "ethos-runtime-"));

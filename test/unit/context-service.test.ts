@@ -12,8 +12,8 @@ import { MAX_STORED_KEY_CHARS } from "../../src/core/bounded-id.ts";
 import { SessionStates } from "../../src/context/session-state.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { setLogDestination } from "../../src/core/log.ts";
-import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";
-import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent } from "../../src/openclaw/events.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/host/ids.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent } from "../../src/host/events.ts";
 
 // The memory-context service with fake retrievers and controllable promises: no sleeps, no real
 // time. Fake timers only where a bounded wait has to expire.

@@ -7,7 +7,7 @@ import { setLogDestination } from "../../src/core/log.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { assemblerBlockComposer } from "../../src/context/memory-composer.ts";
 import type { Selection } from "../../src/context/pipeline.ts";
-import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/openclaw/events.ts";
+import type { AgentBootstrapEvent, BootstrapFileRecord } from "../../src/host/events.ts";
 import { bootstrapEventFor, webchatMessageEvent } from "./ethos-events.ts";
 import { holdTurnClock } from "./turn-clock.ts";
 

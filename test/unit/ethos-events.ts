@@ -1,4 +1,4 @@
-import type { AgentBootstrapEvent } from "../../src/openclaw/events.ts";
+import type { AgentBootstrapEvent } from "../../src/host/events.ts";
 
 // Events shaped like the ones the real gateway emits (fixtures/events/<version>/), for handler tests.
 

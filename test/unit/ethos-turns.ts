@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { vi } from "vitest";
 import { decode, encode } from "@msgpack/msgpack";
-import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/core/records.ts";
-import type { BootstrapFileRecord } from "../../src/openclaw/events.ts";
+import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/host/ids.ts";
+import type { BootstrapFileRecord } from "../../src/host/events.ts";
 import { bootstrapEventFor, webchatMessageEvent } from "./ethos-events.ts";
 
 // Turns through the real ethos-context hook handler, the way the gateway drives it:

@@ -12,7 +12,7 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
-import type { AgentBootstrapEvent } from "../../src/openclaw/events.ts";
+import type { AgentBootstrapEvent } from "../../src/host/events.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
 import { hostList, namesOf, PRIVATE_NAMES } from "./hardening/bootstrap-events.ts";
 import { holdTurnClock } from "./turn-clock.ts";

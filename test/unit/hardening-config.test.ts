@@ -2,7 +2,7 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_CONFIG_NESTING, parseHygieneConfigText, yamlTooDeep } from "../../src/hygiene/config.ts";
+import { MAX_CONFIG_NESTING, parseHygieneConfigText, yamlTooDeep } from "../../src/memory/config-md.ts";
 import { REPO_ROOT } from "./ops-run-script.ts";
 import { PAYLOADS } from "./hardening/config-bomb-child.ts";
 

@@ -14,9 +14,9 @@ import { contextFilePath, flushContextFileWrites, writeContextFile } from "../..
 import { readFileOrEmpty } from "../../src/fs/atomic.ts";
 import { appendFileLocked, ownerPathFor, withFileLock } from "../../src/fs/lock.ts";
 import { readRegularFile } from "../../src/fs/safe-read.ts";
-import { loadHygieneConfig } from "../../src/hygiene/config.ts";
-import { assembleMemoryBlock } from "../../src/hygiene/memory-block.ts";
-import { triageInboundMessage } from "../../src/hygiene/triage.ts";
+import { loadHygieneConfig } from "../../src/memory/config-md.ts";
+import { assembleMemoryBlock } from "../../src/context/memory-block.ts";
+import { triageInboundMessage } from "../../src/capture/triage.ts";
 import { buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import { workspaceMemorySources } from "../../src/memory/sources.ts";
 import { cutText, hitToMemory, MAX_HIT_TEXT_CHARS } from "../../src/ethos/retriever.ts";

@@ -12,8 +12,8 @@ import {
   recordMention,
   retrievalWeight,
   stripMemoryMetadata,
-} from "../../src/hygiene/confidence.ts";
-import type { MemoryMetadata } from "../../src/hygiene/confidence.ts";
+} from "../../src/memory/confidence.ts";
+import type { MemoryMetadata } from "../../src/memory/confidence.ts";
 
 const day = (iso: string) => new Date(`${iso}T00:00:00.000Z`);
 const now = day("2026-06-01");
@@ -129,7 +129,7 @@ describe("inline metadata", () => {
 
 describe("chunk helpers for the retriever", () => {
   it("chunkConfidence: undefined without metadata, strongest entry otherwise", async () => {
-    const { chunkConfidence, isCorrectionChunk } = await import("../../src/hygiene/confidence.ts");
+    const { chunkConfidence, isCorrectionChunk } = await import("../../src/memory/confidence.ts");
     expect(chunkConfidence("- plain", now)).toBeUndefined();
     expect(chunkConfidence("- a <!-- source: inferred last: 2026-01-01 -->\n- b <!-- source: operator last: 2026-05-30 -->", now)).toBe(0.95);
     expect(isCorrectionChunk("- b #correction")).toBe(true);

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { HYGIENE_CONFIG_DEFAULTS, KNOWN_CONFIG_KEYS, loadHygieneConfig, lockOptionsFromConfig, parseHygieneConfigText } from "../../src/hygiene/config.ts";
+import { HYGIENE_CONFIG_DEFAULTS, KNOWN_CONFIG_KEYS, loadHygieneConfig, lockOptionsFromConfig, parseHygieneConfigText } from "../../src/memory/config-md.ts";
 
 // The spec lives beside the repo (../shared in CI and on dev machines); the check is skipped without it.
 // §13 of the persistent memory spec (../shared/specs/004_…), as the spec prints it: CI has no ../shared.
@@ -128,7 +128,7 @@ describe("CONFIG.md parsing", () => {
 
 describe("loadHygieneConfigCached", () => {
   it("re-reads only after CONFIG.md changes", async () => {
-    const { loadHygieneConfigCached } = await import("../../src/hygiene/config.ts");
+    const { loadHygieneConfigCached } = await import("../../src/memory/config-md.ts");
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cfg-cache-"));
     try {
       const file = path.join(dir, "CONFIG.md");

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
 import { setLogDestination } from "../../src/core/log.ts";
-import { assembleMemoryBlock, correctionItems } from "../../src/hygiene/memory-block.ts";
-import { triageInboundMessage } from "../../src/hygiene/triage.ts";
+import { assembleMemoryBlock, correctionItems } from "../../src/context/memory-block.ts";
+import { triageInboundMessage } from "../../src/capture/triage.ts";
 
 const now = new Date("2026-02-22T12:00:00.000Z");
 const hit = (id: string, text: string, score = 0.8): RetrievedMemory => ({ id, text, score, date: "2026-01-10", headingPath: [], source: "embedded" });

@@ -4,10 +4,10 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { lockPathFor } from "../../src/fs/lock.ts";
-import { HYGIENE_CONFIG_DEFAULTS, parseHygieneConfigText } from "../../src/hygiene/config.ts";
-import { parseCorrections } from "../../src/hygiene/corrections.ts";
-import { BUILTIN_PATTERNS, compileCustomPatterns, scanMessage, scanWindow } from "../../src/hygiene/patterns.ts";
-import { messageText, triageInboundMessage, triageQueuePath } from "../../src/hygiene/triage.ts";
+import { HYGIENE_CONFIG_DEFAULTS, parseHygieneConfigText } from "../../src/memory/config-md.ts";
+import { parseCorrections } from "../../src/capture/corrections.ts";
+import { BUILTIN_PATTERNS, compileCustomPatterns, scanMessage, scanWindow } from "../../src/capture/patterns.ts";
+import { messageText, triageInboundMessage, triageQueuePath } from "../../src/capture/triage.ts";
 import { boundedId, storedSessionKey } from "../../src/core/bounded-id.ts";
 
 // [pattern id, message that must match, message that must not match (near miss)]

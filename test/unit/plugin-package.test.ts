@@ -13,7 +13,7 @@ import { configView, parsePackageConfig } from "../../src/plugin-package/config.
 import { packageSection } from "../../src/ops/package-status.ts";
 import { createTriageHook } from "../../src/plugin-package/triage-hook.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
-import { dayFileFor } from "../../src/hygiene/capture.ts";
+import { dayFileFor } from "../../src/capture/capture.ts";
 import { createPluginAdapter } from "../../plugin/adapter.ts";
 import { buildPlugin } from "../../scripts/build-plugin.ts";
 import { waitForFileContaining } from "../e2e/wait-file.ts";

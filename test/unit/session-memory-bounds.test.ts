@@ -8,7 +8,7 @@ import { MAX_STORED_KEY_CHARS } from "../../src/core/bounded-id.ts";
 import { MAX_INJECTED_PER_SESSION, PENDING_WORK_OVERHEAD_BYTES, SessionStates } from "../../src/context/session-state.ts";
 import type { TurnOutcome } from "../../src/context/session-state.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
-import type { MessageReceivedEvent } from "../../src/openclaw/events.ts";
+import type { MessageReceivedEvent } from "../../src/host/events.ts";
 
 // Issue 20: every per-session structure is bounded by bytes, pending work included. These tests
 // count bytes, entries and searches; the heap figure is measured by bench/session-memory.ts.

@@ -1,7 +1,7 @@
 // baseline: Appendix A: capture the context baseline (per file, per session type; today and with the bundle).
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadOpenClawConfigFile, resolveOpenClawConfigPath } from "../../openclaw/config-file.ts";
+import { loadOpenClawConfigFile, resolveOpenClawConfigPath } from "../../host/config-file.ts";
 import { baselineHostVersion, measureFiles, measureSessions } from "../baseline.ts";
 import { formatBaselineReport } from "../baseline-report.ts";
 import { UsageError, parseIntegerOption, withProgress, printHelp } from "../cli.ts";

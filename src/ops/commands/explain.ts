@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { explainWorkspace, formatExplanation } from "../../bootstrap/explain.ts";
-import { loadOpenClawConfigFile } from "../../openclaw/config-file.ts";
+import { loadOpenClawConfigFile } from "../../host/config-file.ts";
 import { printHelp } from "../cli.ts";
 import { resolveWorkspace } from "../paths.ts";
 import { usage } from "./command.ts";

@@ -1,7 +1,7 @@
 // rollback: one-command revert for each ACI migration phase (spec appendix B).
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { resolveOpenClawConfigPath } from "../../openclaw/config-file.ts";
+import { resolveOpenClawConfigPath } from "../../host/config-file.ts";
 import { CheckFailedError, UsageError, printHelp, withProgress } from "../cli.ts";
 import { findOpenClawCli } from "../openclaw-cli.ts";
 import { resolveWorkspace } from "../paths.ts";

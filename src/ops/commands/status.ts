@@ -1,7 +1,7 @@
 // status: installed? enabled? config problems, recent decisions, memory index; in plain words.
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { resolveOpenClawConfigPath } from "../../openclaw/config-file.ts";
+import { resolveOpenClawConfigPath } from "../../host/config-file.ts";
 import { parseIntegerOption, printHelp } from "../cli.ts";
 import { findOpenClawCli } from "../openclaw-cli.ts";
 import { resolveWorkspace } from "../paths.ts";

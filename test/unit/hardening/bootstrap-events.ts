@@ -1,6 +1,6 @@
 // Shared by the hardening tests: the host's full list for a workspace, and events around it.
 import path from "node:path";
-import type { AgentBootstrapEvent } from "../../../src/openclaw/events.ts";
+import type { AgentBootstrapEvent } from "../../../src/host/events.ts";
 
 export const CORE_NAMES = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "MEMORY.md"] as const;
 export const PRIVATE_NAMES = new Set(["USER.md", "MEMORY.md"]);

@@ -4,7 +4,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { loadHygieneConfig } from "../../../src/hygiene/config.ts";
+import { loadHygieneConfig } from "../../../src/memory/config-md.ts";
 
 export const PAYLOADS: Record<string, string> = {
   "1,000 nested [": "[".repeat(1000),

@@ -3,14 +3,14 @@ import path from "node:path";
 import { readRegularFile } from "../fs/safe-read.ts";
 import { assembleContext } from "./assembler.ts";
 import type { AssemblerBudgets, AssemblerResult, SlotItem } from "./assembler.ts";
-import { renderMemoryText } from "../context/neutralise.ts";
+import { renderMemoryText } from "../memory/neutralise.ts";
 import type { RetrievedMemory } from "../memory/types.ts";
-import { HYGIENE_CONFIG_DEFAULTS } from "./config.ts";
-import type { HygieneConfig } from "./config.ts";
-import { CORRECTIONS_FILE_NAME, parseCorrections } from "./corrections.ts";
-import type { CorrectionEntry } from "./corrections.ts";
-import { isSupersededEntry } from "./capture.ts";
-import { parseMemoryEntries, stripMemoryMetadata } from "./confidence.ts";
+import { HYGIENE_CONFIG_DEFAULTS } from "../memory/config-md.ts";
+import type { HygieneConfig } from "../memory/config-md.ts";
+import { CORRECTIONS_FILE_NAME, parseCorrections } from "../capture/corrections.ts";
+import type { CorrectionEntry } from "../capture/corrections.ts";
+import { isSupersededEntry } from "../capture/capture.ts";
+import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts";
 
 // The ethos-context hook's injected block through the §6 assembler: open corrections (slot 3),
 // memory from the last `memory_retention_hours` (slot 4) and the semantic hits (slot 5) share the

@@ -1,5 +1,5 @@
-import { HYGIENE_CONFIG_DEFAULTS } from "./config.ts";
-import type { HygieneConfig } from "./config.ts";
+import { HYGIENE_CONFIG_DEFAULTS } from "./config-md.ts";
+import type { HygieneConfig } from "./config-md.ts";
 
 // Confidence scoring (persistent memory spec §8), as pure functions, plus the inline metadata syntax
 // that carries it on MEMORY.md / memory/*.md entries:

@@ -4,12 +4,12 @@ import { appendFileLocked } from "../fs/lock.ts";
 import { canWriteIntoWorkspace } from "../fs/workspace-guard.ts";
 import { getLogger } from "../core/log.ts";
 import { boundedId, storedSessionKey } from "../core/bounded-id.ts";
-import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "./config.ts";
-import type { HygieneConfig } from "./config.ts";
+import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "../memory/config-md.ts";
+import type { HygieneConfig } from "../memory/config-md.ts";
 import { appendCorrection } from "./corrections.ts";
 import { captureFact } from "./capture.ts";
 import type { CaptureOutcome } from "./capture.ts";
-import { extractFact } from "./capture-statement.ts";
+import { extractFact } from "./statement.ts";
 import { compileCustomPatterns, scanMessage } from "./patterns.ts";
 import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidence } from "./patterns.ts";
 

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { RE2JS } from "re2js";
-import type { CustomPatternConfig } from "./config.ts";
+import type { CustomPatternConfig } from "../memory/config-md.ts";
 
 // Heartbeat triage patterns (persistent memory spec §7), regex only, no LLM.
 //

@@ -1,6 +1,6 @@
 import { CHARS_PER_TOKEN, estimateTokens } from "../core/tokens.ts";
-import { HYGIENE_CONFIG_DEFAULTS } from "./config.ts";
-import type { HygieneConfig } from "./config.ts";
+import { HYGIENE_CONFIG_DEFAULTS } from "../memory/config-md.ts";
+import type { HygieneConfig } from "../memory/config-md.ts";
 
 // Context assembler (persistent memory spec §6), a pure function: slot contents + CONFIG.md budgets
 // + the model's context window in, the assembled blocks and a report of every decision out.

@@ -4,11 +4,11 @@ import { appendFileLocked, updateFileLocked } from "../fs/lock.ts";
 import { getLogger } from "../core/log.ts";
 import type { LockOptions } from "../fs/lock.ts";
 import { readRegularFile } from "../fs/safe-read.ts";
-import { formatMemoryMetadata, parseMemoryMetadata, recordMention } from "./confidence.ts";
-import type { MemoryMetadata } from "./confidence.ts";
-import type { HygieneConfig } from "./config.ts";
-import { contentTerms, echoesMessage, isRepeat, valueChange, withNewValue } from "./capture-statement.ts";
-import type { ExtractedFact, FactTag } from "./capture-statement.ts";
+import { formatMemoryMetadata, parseMemoryMetadata, recordMention } from "../memory/confidence.ts";
+import type { MemoryMetadata } from "../memory/confidence.ts";
+import type { HygieneConfig } from "../memory/config-md.ts";
+import { contentTerms, echoesMessage, isRepeat, valueChange, withNewValue } from "./statement.ts";
+import type { ExtractedFact, FactTag } from "./statement.ts";
 
 // Explicit capture (persistent memory spec §5.1 Core tier, flat files, no LLM): a fact the operator
 // asked to keep becomes one line of today's `memory/YYYY-MM-DD.md`:

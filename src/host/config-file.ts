@@ -1,19 +1,9 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import JSON5 from "json5";
 import { readTextSync } from "../fs/safe-read.ts";
+import { openClawStateDir } from "../core/paths.ts";
 import type { OpenClawConfig } from "./events.ts";
-
-/** The gateway's state folder: $OPENCLAW_STATE_DIR, else ~/.openclaw. */
-export function openClawStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.OPENCLAW_STATE_DIR || path.join(env.HOME || os.homedir(), ".openclaw");
-}
-
-/** `~` and `~/…` expanded against $HOME, as OpenClaw expands paths in its config. */
-export function expandHome(p: string, env: NodeJS.ProcessEnv = process.env): string {
-  return p === "~" || p.startsWith("~/") ? path.join(env.HOME || os.homedir(), p.slice(1)) : p;
-}
 
 /** Where the gateway reads openclaw.json from: $OPENCLAW_CONFIG_PATH, else <stateDir>/openclaw.json. */
 export function resolveOpenClawConfigPath(env: NodeJS.ProcessEnv = process.env): string {
