@@ -7,7 +7,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { setLogDestination } from "../src/core/log.ts";
-import { EthosContextRuntime } from "../src/context/runtime.ts";
+import { HookPack } from "../src/hook-pack/service.ts";
 import { MemoryContextService } from "../src/context/service.ts";
 import type { Retriever } from "../src/memory/types.ts";
 import { markdownTable } from "./lib/table.ts";
@@ -41,7 +41,7 @@ const CFG = { agents: { defaults: { workspace: os.tmpdir() } } };
 
 async function measureHook(messages: number, keyBytes: number): Promise<SessionMemoryRow> {
   const held = heldRetriever();
-  const runtime = new EthosContextRuntime({ createRetriever: held.factory, loadOpenClawConfig: () => CFG });
+  const runtime = new HookPack({ createRetriever: held.factory, loadOpenClawConfig: () => CFG });
   const before = heapMB();
   for (let i = 0; i < messages; i++) {
     runtime.onMessageReceived({

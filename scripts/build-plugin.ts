@@ -1,67 +1,9 @@
 #!/usr/bin/env -S npx tsx
-// npm run build:plugin: the installable plugin package for OpenClaw 2026.9+ in dist/plugin/
-// (git-ignored). esbuild compiles src/plugin-package/index.ts and everything it imports, npm
-// dependencies included, into one ES module: installs land under node_modules, where Node does not
-// strip types, and a bundle needs no `npm install` at install time. `npm pack` in dist/plugin/ then
-// holds index.js, openclaw.plugin.json, package.json, README.md: no tests, fixtures, .ts or dev deps.
+// npm run build:plugin: the installable plugin for OpenClaw 2026.9+ in dist/plugin/ (src/ops/build-plugin.ts).
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { buildPlugin } from "../src/ops/build-plugin.ts";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const SOURCE = path.join(ROOT, "src", "plugin-package");
-export const PLUGIN_OUT_DIR = path.join(ROOT, "dist", "plugin");
-
-/** CommonJS dependencies (pino, …) call require/__dirname; an ES module has neither until given them. */
-const ESM_BANNER = [
-  'import { createRequire as __createRequire } from "node:module";',
-  'import { fileURLToPath as __fileURLToPath } from "node:url";',
-  'import __path from "node:path";',
-  "const require = __createRequire(import.meta.url);",
-  "const __filename = __fileURLToPath(import.meta.url);",
-  "const __dirname = __path.dirname(__filename);",
-].join("\n");
-
-export async function buildPlugin(outDir = PLUGIN_OUT_DIR): Promise<string> {
-  fs.rmSync(outDir, { recursive: true, force: true });
-  fs.mkdirSync(outDir, { recursive: true });
-  const rootManifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string; license: string; engines: Record<string, string> };
-  await build({
-    entryPoints: [path.join(SOURCE, "index.ts")],
-    outfile: path.join(outDir, "index.js"),
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    banner: { js: ESM_BANNER },
-    minify: true,
-    legalComments: "eof",
-    logLevel: "warning",
-  });
-  fs.copyFileSync(path.join(SOURCE, "openclaw.plugin.json"), path.join(outDir, "openclaw.plugin.json"));
-  const manifest = {
-    name: "openclaw-context",
-    version: rootManifest.version,
-    description: "openclaw-context as one OpenClaw 2026.9+ plugin: session-aware bootstrap files, same-turn memory, `openclaw context …` operator commands.",
-    type: "module",
-    license: rootManifest.license,
-    engines: rootManifest.engines,
-    // Everything is bundled into index.js: no runtime dependencies to install.
-    files: ["index.js", "openclaw.plugin.json", "README.md"],
-    openclaw: { extensions: ["./index.js"] },
-  };
-  fs.writeFileSync(path.join(outDir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  fs.writeFileSync(
-    path.join(outDir, "README.md"),
-    "# openclaw-context (OpenClaw 2026.9+ plugin)\n\nBuilt by `npm run build:plugin` in the openclaw-context repository; its README.md and docs/plugin-package.md describe it.\n\n" +
-      "Install: `openclaw plugins install ./openclaw-context-<version>.tgz --force --accept-capabilities`, then restart the gateway.\n" +
-      "Roll back: set `plugins.entries.openclaw-context.config.enabled` to `false`.\n",
-  );
-  return outDir;
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const out = await buildPlugin();
-  console.log(`built ${path.relative(ROOT, out)}/ (index.js ${fs.statSync(path.join(out, "index.js")).size} bytes); pack it with: cd ${path.relative(ROOT, out)} && npm pack`);
-}
+const out = await buildPlugin();
+const relative = path.relative(process.cwd(), out);
+console.log(`built ${relative}/ (index.js ${fs.statSync(path.join(out, "index.js")).size} bytes); pack it with: cd ${relative} && npm pack`);

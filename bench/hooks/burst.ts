@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/host/ids.ts";
 import { setLogDestination } from "../../src/core/log.ts";
-import { EthosContextRuntime } from "../../src/context/runtime.ts";
+import { HookPack } from "../../src/hook-pack/service.ts";
 import type { Log } from "../../src/context/service.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { markdownTable } from "../lib/table.ts";
@@ -42,7 +42,7 @@ function reasonCounter(): { log: () => Log; reasons: Map<string, number> } {
   return { log: () => log, reasons };
 }
 
-async function burst(workspaceDir: string, sessions: number, label: string, counter: ReturnType<typeof reasonCounter>, runtime: EthosContextRuntime) {
+async function burst(workspaceDir: string, sessions: number, label: string, counter: ReturnType<typeof reasonCounter>, runtime: HookPack) {
   const cfg = { agents: { defaults: { workspace: workspaceDir } } };
   const keys = Array.from({ length: sessions }, (_, i) => `agent:main:main:thread:${label}-${i}`);
   // Every message arrives at once; the gateway then starts every run (agent:bootstrap) at once.
@@ -89,7 +89,7 @@ export async function measureBursts(options: { sizes?: number[] } = {}): Promise
         const workspaceDir = path.join(root, `${index}-${sessions}`);
         fs.cpSync(SAMPLE_WORKSPACE, workspaceDir, { recursive: true });
         const counter = reasonCounter();
-        const runtime = new EthosContextRuntime({ log: counter.log, loadOpenClawConfig: () => ({ agents: { defaults: { workspace: workspaceDir } } }) });
+        const runtime = new HookPack({ log: counter.log, loadOpenClawConfig: () => ({ agents: { defaults: { workspace: workspaceDir } } }) });
         if (index === "warm") {
           await burst(workspaceDir, 1, "warm-up", counter, runtime);
           counter.reasons.clear();

@@ -10,7 +10,8 @@ import path from "node:path";
 import type { AgentBootstrapEvent, OpenClawConfig } from "../host/events.ts";
 import { sessionKeyOf } from "../host/events.ts";
 import { classifySession } from "../session/classify.ts";
-import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
+import { resolveMainKeys, resolveOwners } from "../session/owners.ts";
+import { SESSION_TYPES } from "../session/types.ts";
 import type { SessionType } from "../session/types.ts";
 
 /** Files that never reach a non-owner session, even when we fail. */
@@ -31,7 +32,7 @@ function safely<T>(read: () => T, fallback: T): T {
 function sessionTypeAfterFailure(event: AgentBootstrapEvent, fallbackCfg: () => OpenClawConfig | undefined): SessionType | "unknown" {
   return safely(() => {
     const cfg = safely(() => event.context.cfg ?? fallbackCfg(), undefined) ?? safely(fallbackCfg, undefined);
-    const ownerIds = safely(() => resolveOwnerIds(cfg).ids, new Set<string>());
+    const ownerIds = safely(() => resolveOwners(cfg).owners, []);
     // Stryker disable next-line ArrayDeclaration,StringLiteral: classifySession always counts "main" itself
     const mainKeys = safely(() => resolveMainKeys(cfg), ["main"]);
     return classifySession(sessionKeyOf(event), { ownerIds, mainKeys }).type;
@@ -47,13 +48,18 @@ function isPrivateRecord(record: unknown): boolean {
   return PRIVATE_BOOTSTRAP_FILES.has(name) || (typeof file === "string" && PRIVATE_BOOTSTRAP_FILES.has(path.basename(file)));
 }
 
-/** The list to hand back after a failure (see the rule above). Never throws. */
+/**
+ * The list to hand back after a failure (see the rule above). Never throws. `knownType` is the
+ * turn's own classification when it was made before the failure (the sender rule included: a
+ * non-owner sender in the main session is not an owner session); otherwise the key decides.
+ */
 export function filesAfterFailure(
   event: AgentBootstrapEvent,
   received: readonly unknown[],
   fallbackCfg: () => OpenClawConfig | undefined = () => undefined,
+  knownType?: string,
 ): FailureOutcome {
-  const sessionType = sessionTypeAfterFailure(event, fallbackCfg);
+  const sessionType = knownType === undefined ? sessionTypeAfterFailure(event, fallbackCfg) : ((SESSION_TYPES as readonly string[]).includes(knownType) ? (knownType as SessionType) : "unknown");
   if (OWNER_SESSION_TYPES.has(sessionType)) {
     return { files: received as unknown[], sessionType, action: "left-as-received" };
   }

@@ -4,11 +4,10 @@ import { getLogger } from "../core/log.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
 import { loadOpenClawConfigFile } from "../host/config-file.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord, OpenClawConfig } from "../host/events.ts";
-import { sessionKeyOf } from "../host/events.ts";
 import { resolveHookConfig } from "../host/hook-config.ts";
-import { classifySession } from "../session/classify.ts";
-import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
+import { resolveMainKeys, resolveOwners } from "../session/owners.ts";
 import type { ResolvedOwners } from "../session/owners.ts";
+import type { SessionClassification } from "../session/types.ts";
 import { applyBootstrapPolicy } from "./apply.ts";
 import type { BootstrapDecision } from "./apply.ts";
 import { resolveBootstrapPolicy } from "./policy.ts";
@@ -39,10 +38,10 @@ export function policyForConfig(cfg: OpenClawConfig | undefined): BootstrapPolic
 
 export type SessionContext = { policy: BootstrapPolicy; owners: ResolvedOwners; mainKeys: string[] };
 
-/** Everything that depends on config alone; cfg from the event wins over the file read at start. */
+/** Everything that depends on config alone (explain, baseline): the policy, owners and main keys. */
 export function sessionContextFor(cfg: OpenClawConfig | undefined): SessionContext {
   const policy = policyForConfig(cfg);
-  return { policy, owners: resolveOwnerIds(cfg, policy.ownerIds), mainKeys: resolveMainKeys(cfg) };
+  return { policy, owners: resolveOwners(cfg, policy.ownerIds), mainKeys: resolveMainKeys(cfg) };
 }
 
 let startupConfig: OpenClawConfig | undefined;
@@ -59,10 +58,14 @@ export function startupOpenClawConfig(): OpenClawConfig | undefined {
 
 export type RunResult = { files: BootstrapFileRecord[]; decision: BootstrapDecision };
 
-export async function runAciBootstrap(event: AgentBootstrapEvent, files: readonly unknown[]): Promise<RunResult> {
-  const cfg = event.context.cfg ?? startupOpenClawConfig();
-  const { policy, owners, mainKeys } = sessionContextFor(cfg);
-  const classification = classifySession(sessionKeyOf(event), { ownerIds: owners.ids, mainKeys });
+/**
+ * The file set for one agent:bootstrap event. `cfg` is the config the turn was classified with
+ * (the event's, else openclaw.json as read at start), `classification` the turn's one
+ * classification (src/context/turn.ts), `ownerSource` where its owners came from (for the log).
+ */
+export async function runAciBootstrap(input: { event: AgentBootstrapEvent; files: readonly unknown[]; cfg: OpenClawConfig | undefined; classification: SessionClassification; ownerSource: string }): Promise<RunResult> {
+  const { event, files, cfg, classification } = input;
+  const policy = policyForConfig(cfg);
   const agentId = typeof event.context.agentId === "string" ? event.context.agentId : classification.agentId;
   const workspaceDir = typeof event.context.workspaceDir === "string" ? event.context.workspaceDir : undefined;
   const { files: next, decision } = await applyBootstrapPolicy({ files, workspaceDir, classification, policy, cfg, agentId });
@@ -77,7 +80,7 @@ export async function runAciBootstrap(event: AgentBootstrapEvent, files: readonl
       event: "aci-bootstrap.decision",
       ...decision,
       skipped: decision.skipped.map((skip) => `${skip.name}:${skip.reason}`),
-      ownerSource: owners.source,
+      ownerSource: input.ownerSource,
       configOk: policy.configOk,
     },
     `aci-bootstrap: ${decision.sessionType} (${decision.rule}) kept=${decision.kept.length} dropped=${decision.dropped.length} added=${decision.added.length} tokens ${decision.tokensBefore}→${decision.tokensAfter}`,

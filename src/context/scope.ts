@@ -3,8 +3,7 @@ import type { OpenClawConfig } from "../host/events.ts";
 import { isInside } from "../memory/sources.ts";
 import { expandHome } from "../core/paths.ts";
 import { realPathOrResolvedSync } from "../fs/safe-read.ts";
-import { classifySession } from "../session/classify.ts";
-import { foldId, resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
+import { comparableId } from "../session/owners.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
 import type { EthosContextConfig, GroupScope } from "./config.ts";
 
@@ -19,26 +18,21 @@ export type RetrievalScope =
   | { allowed: true; sessionType: SessionType; source: RetrievalSource }
   | { allowed: false; sessionType: SessionType; reason: string };
 
-/** Classify with the same owner ids and main keys as aci-bootstrap, plus this hook's own owner ids. */
-export function classifyForRetrieval(sessionKey: string | undefined, cfg: OpenClawConfig | undefined, config: EthosContextConfig): SessionClassification {
-  // The one owner rule (session/owners.ts): the union of both hooks' lists and ownerAllowFrom.
-  const owners = resolveOwnerIds(cfg, config.scope.ownerIds);
-  return classifySession(sessionKey, { ownerIds: owners.ids, mainKeys: resolveMainKeys(cfg) });
-}
-
 function matchGroup(classification: SessionClassification, groups: readonly GroupScope[]): GroupScope | undefined {
   if (classification.peerId === undefined) return undefined;
-  const peer = foldId(classification.peerId);
+  const peer = comparableId(classification.peerId);
   if (!peer) return undefined;
   return groups.find(
     (group) =>
-      foldId(group.peerId) === peer &&
+      comparableId(group.peerId) === peer &&
       (group.channel === undefined || group.channel.toLowerCase() === classification.channel?.toLowerCase()),
   );
 }
 
 export function resolveRetrievalScope(classification: SessionClassification, config: EthosContextConfig): RetrievalScope {
   const sessionType = classification.type;
+  // An operator session whose sender is not an owner (session/identity.ts): never personal memory.
+  if (classification.rule === "sender-not-owner") return { allowed: false, sessionType, reason: "not-owner" };
   if ((config.scope.sessionTypes as readonly string[]).includes(sessionType)) {
     return { allowed: true, sessionType, source: { kind: "workspace" } };
   }

@@ -21,7 +21,8 @@ import { assemblerBlockComposer } from "./memory-composer.ts";
 import type { BlockComposer, ComposedBlock } from "./memory-composer.ts";
 import { prepareQuery, retrieveCandidates, selectAndFormat } from "./pipeline.ts";
 import type { Selection } from "./pipeline.ts";
-import { classifyForRetrieval, isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
+import { isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
+import { classifyByKey } from "./turn.ts";
 import type { RetrievalScope, RetrievalSource } from "./scope.ts";
 import { boundedId, storedSessionKey } from "../core/bounded-id.ts";
 import { SessionStates } from "./session-state.ts";
@@ -120,7 +121,10 @@ export type PlanInput = {
   sessionKey: string;
   cfg: OpenClawConfig | undefined;
   text: unknown;
-  /** The adapter's classification of this event, when it already has one (classify once per turn). */
+  /**
+   * The turn's one classification (src/context/turn.ts: the key's, with the sender rule applied).
+   * Adapters always pass it; without it (benches, tools) the key alone is classified.
+   */
   classification?: SessionClassification;
 };
 
@@ -200,7 +204,7 @@ export class MemoryContextService {
   readonly sessions: SessionStates;
   private readonly deps: MemoryContextDeps;
   private readonly searches = new SearchCoalescer();
-  private configCache: { raw: string; config: EthosContextConfig } | undefined;
+  private configCache: { cfg: OpenClawConfig | undefined; raw: string; config: EthosContextConfig } | undefined;
 
   constructor(deps: MemoryContextDeps = {}) {
     this.deps = deps;
@@ -217,16 +221,24 @@ export class MemoryContextService {
 
   /** The ethos-context config from openclaw.json, parsed once per distinct value (one error log, not one per turn). */
   configFrom(cfg: OpenClawConfig | undefined): EthosContextConfig {
+    // The host hands the same object every turn until openclaw.json changes: no re-read then.
+    if (this.configCache && this.configCache.cfg === cfg) return this.configCache.config;
     const entry = resolveHookConfig(cfg, HOOK_KEYS.ethosContext);
     const raw = JSON.stringify(entry);
-    if (this.configCache?.raw !== raw) this.configCache = { raw, config: parseEthosContextConfig(entry).config };
+    if (this.configCache?.raw !== raw) this.configCache = { cfg, raw, config: parseEthosContextConfig(entry).config };
+    else this.configCache.cfg = cfg;
     return this.configCache.config;
   }
 
-  /** Step 1 (sync): classify once, scope, query and skip rules. */
+  /** May this turn get memory at all (its privacy scope), without planning a query. */
+  inScope(classification: SessionClassification, config: EthosContextConfig): boolean {
+    return resolveRetrievalScope(classification, config).allowed;
+  }
+
+  /** Step 1 (sync): scope (from the turn's one classification), query and skip rules. */
   plan(input: PlanInput): TurnPlan {
     const config = this.configFrom(input.cfg);
-    const classification = input.classification ?? classifyForRetrieval(input.sessionKey, input.cfg, config);
+    const classification = input.classification ?? classifyByKey(input.sessionKey, input.cfg);
     const scope = resolveRetrievalScope(classification, config);
     // A plan outlives the event (parked until bootstrap, held by its queued search): it keeps the
     // bounded forms of the key and ids, never a hostile megabyte-long key.

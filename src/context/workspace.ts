@@ -5,6 +5,7 @@ import path from "node:path";
 import { expandHome, openClawStateDir } from "../core/paths.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import type { SessionType } from "../session/types.ts";
+import { boundedId } from "../core/bounded-id.ts";
 
 /** The operator's own sessions: the only ones whose messages are triaged and captured. */
 export function isOperatorSession(type: SessionType): boolean {
@@ -39,4 +40,30 @@ export function configuredWorkspace(cfg: OpenClawConfig | undefined, agentId: st
   if (typeof defaults?.workspace === "string" && defaults.workspace.trim()) return expandUserPath(defaults.workspace, env);
   if (env.OPENCLAW_WORKSPACE_DIR) return expandUserPath(env.OPENCLAW_WORKSPACE_DIR, env);
   return path.join(openClawStateDir(env), "workspace");
+}
+
+/** Agents whose last workspace is remembered (a gateway runs a handful; the cap only stops a flood). */
+export const MAX_REMEMBERED_AGENTS = 256;
+
+/**
+ * The workspace of each agent's last operator turn, for message-time work (message:received carries
+ * no workspace): retrieval started early, triage and capture. Only operator turns teach it: a group's,
+ * a subagent's or a cron run's bootstrap may run in a sandbox copy, and the owner's captures must not
+ * land there. Bounded: agent ids in their bounded form, the least recently seen agent out first.
+ */
+export class AgentWorkspaces {
+  private readonly byAgent = new Map<string, string>();
+
+  remember(agentId: string, workspaceDir: string): void {
+    const key = boundedId(agentId);
+    this.byAgent.delete(key);
+    this.byAgent.set(key, workspaceDir);
+    if (this.byAgent.size > MAX_REMEMBERED_AGENTS) this.byAgent.delete(this.byAgent.keys().next().value as string);
+  }
+
+  /** The agent's remembered workspace, else the one config states unambiguously. */
+  forAgent(agentId: string | undefined, cfg: OpenClawConfig | undefined): string | undefined {
+    if (!agentId) return undefined;
+    return this.byAgent.get(boundedId(agentId)) ?? configuredWorkspace(cfg, agentId);
+  }
 }

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import pino from "pino";
 import type { Logger, DestinationStream } from "pino";
-import { openClawStateDir } from "./paths.ts";
+import { bundleStateDir } from "./paths.ts";
 
 export type { Logger };
 
@@ -23,6 +23,35 @@ export const LOG_KEEP_FILES = 3;
 let destination: DestinationStream | undefined;
 let destinationSetByCaller = false;
 let gatewayFile = false;
+let hostSink: LogSink | undefined;
+
+/** A structured logger: what every module of the bundle writes to (pino's Logger is one). */
+export type Log = {
+  debug(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+};
+
+/** One parsed record, for a sink outside pino (the host's logger: src/host/logger.ts). */
+export type LogRecord = { level: "trace" | "debug" | "info" | "warn" | "error" | "fatal"; name: string; message: string; fields: Record<string, unknown> };
+export type LogSink = (record: LogRecord) => void;
+
+const LEVEL_NAMES: Record<number, LogRecord["level"]> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
+
+/** pino's JSON lines → LogRecords (pino's own keys taken out of the fields). */
+function sinkStream(sink: LogSink): DestinationStream {
+  return {
+    write(line: string) {
+      try {
+        const { level, time: _time, pid: _pid, hostname: _hostname, name, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
+        sink({ level: LEVEL_NAMES[Number(level)] ?? "info", name: String(name ?? ""), message: String(msg ?? ""), fields });
+      } catch {
+        // A sink must never harm a turn: a record it cannot take is lost there only.
+      }
+    },
+  };
+}
 const loggers = new Map<string, Logger>();
 
 /** The log file the hooks write inside the gateway (undefined: file logging is off). */
@@ -30,7 +59,7 @@ export function hookLogFile(env: NodeJS.ProcessEnv = process.env): string | unde
   const configured = env.OPENCLAW_CONTEXT_LOG_FILE;
   if (configured === "off") return undefined;
   if (configured) return path.resolve(configured);
-  return path.join(openClawStateDir(env), "openclaw-context", "logs", "openclaw-context.log");
+  return path.join(bundleStateDir(env), "logs", "openclaw-context.log");
 }
 
 /** A synchronous append-only file that rotates itself by size (file → file.1 → … → file.N). */
@@ -79,15 +108,17 @@ export class RotatingFile {
 }
 
 function defaultDestination(): DestinationStream {
-  const stderr = pino.destination({ fd: 2, sync: true });
+  // With a host logger (the plugin's api.logger) records go there instead of stderr: it writes
+  // them to OpenClaw's own log, which `openclaw logs` reads.
+  const echo = hostSink ? sinkStream(hostSink) : pino.destination({ fd: 2, sync: true });
   const explicit = process.env.OPENCLAW_CONTEXT_LOG_FILE;
   const file = explicit || gatewayFile ? hookLogFile() : undefined;
-  if (!file) return stderr;
-  // An explicitly named file gets every record alone; the default file also echoes to stderr.
+  if (!file) return echo;
+  // An explicitly named file gets every record alone (and the host's logger); the default file also echoes.
   const rotating = new RotatingFile(file);
-  if (explicit) return rotating;
+  if (explicit && !hostSink) return rotating;
   return pino.multistream([
-    { level: "trace", stream: stderr },
+    { level: "trace", stream: echo },
     { level: "trace", stream: rotating },
   ]);
 }
@@ -106,6 +137,17 @@ export function getLogger(name: string): Logger {
 export function logToGatewayFile(): void {
   if (gatewayFile) return;
   gatewayFile = true;
+  if (destinationSetByCaller) return;
+  destination = undefined;
+  loggers.clear();
+}
+
+/**
+ * Inside the gateway with a host logger (the plugin): every record also goes to `sink`, in place of
+ * stderr. Called once per process by the plugin's registration (src/host/logger.ts).
+ */
+export function logToHost(sink: LogSink): void {
+  hostSink = sink;
   if (destinationSetByCaller) return;
   destination = undefined;
   loggers.clear();

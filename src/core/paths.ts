@@ -13,3 +13,8 @@ export function openClawStateDir(env: NodeJS.ProcessEnv = process.env): string {
 export function expandHome(p: string, env: NodeJS.ProcessEnv = process.env): string {
   return p === "~" || p.startsWith("~/") ? path.join(env.HOME || os.homedir(), p.slice(1)) : p;
 }
+
+/** The bundle's own state (logs, index cache) under the gateway's state folder. */
+export function bundleStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(openClawStateDir(env), "openclaw-context");
+}

@@ -75,3 +75,16 @@ export function sessionKeyOf(event: InternalHookEvent): string | undefined {
   const fromContext = event.context?.sessionKey;
   return typeof fromContext === "string" && fromContext.length > 0 ? fromContext : undefined;
 }
+
+/**
+ * Who sent a message:received event: `context.metadata.senderId`, else `context.from`, on
+ * `context.channelId` (else `metadata.provider`). Undefined when the host names no sender.
+ * HOOK_ASSUMPTIONS.md `receivedSenderFields` records what each version carries.
+ */
+export function senderOfMessage(event: MessageReceivedEvent): { channel?: string; id: string } | undefined {
+  const metadata = isObject(event.context.metadata) ? event.context.metadata : undefined;
+  const id = [metadata?.senderId, event.context.from].find((value): value is string => typeof value === "string" && value.length > 0);
+  if (id === undefined) return undefined;
+  const channel = [event.context.channelId, metadata?.provider].find((value): value is string => typeof value === "string" && value.length > 0);
+  return channel === undefined ? { id } : { channel: channel.toLowerCase(), id };
+}

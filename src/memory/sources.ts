@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import { getLogger } from "../core/log.ts";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 import { looksBinary, readRegularFile } from "../fs/safe-read.ts";
-import { expandHome, openClawStateDir } from "../core/paths.ts";
+import { bundleStateDir, expandHome } from "../core/paths.ts";
 
 /** What an index covers: fast-glob patterns relative to one root folder. */
 export type MemorySourceSpec = { rootDir: string; patterns: string[] };
@@ -39,7 +39,7 @@ export function folderMemorySources(memoryDir: string): MemorySourceSpec {
  * `memory.indexCacheDir` override it.
  */
 export function defaultIndexCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.OPENCLAW_CONTEXT_INDEX_CACHE_DIR || path.join(openClawStateDir(env), "openclaw-context", "memory-index");
+  return env.OPENCLAW_CONTEXT_INDEX_CACHE_DIR || path.join(bundleStateDir(env), "memory-index");
 }
 
 export function sourcesKey(spec: MemorySourceSpec): string {

@@ -4,7 +4,7 @@ import { estimateTokens } from "../core/tokens.ts";
 import { applyBootstrapPolicy } from "../bootstrap/apply.ts";
 import { estimateInjection, resolveBootstrapLimits } from "../bootstrap/budget.ts";
 import type { BootstrapLimits, InjectedEstimate } from "../bootstrap/budget.ts";
-import { simulateHostRecords } from "../bootstrap/explain.ts";
+import { simulateHostRecords } from "./explain-workspace.ts";
 import { hostDroppedNames, hostVersionFor } from "../bootstrap/host-filters.ts";
 import { sessionContextFor } from "../bootstrap/run.ts";
 import type { BootstrapFileRecord, OpenClawConfig } from "../host/events.ts";
@@ -119,9 +119,9 @@ export function baselineHostVersion(cfg?: OpenClawConfig): string {
 export async function measureSessions(params: { workspace: string; types: readonly SessionType[]; cfg?: OpenClawConfig; withBundle: boolean }): Promise<SessionRow[]> {
   const { policy, owners, mainKeys } = sessionContextFor(params.cfg);
   // A PRIVATE_DM needs an owner id; without one configured, a placeholder stands in for it.
-  const ownerId = [...owners.ids][0] ?? OWNER_PLACEHOLDER;
-  const ownerIds = owners.ids.size > 0 ? owners.ids : new Set([OWNER_PLACEHOLDER]);
-  const keys = sampleSessionKeys(ownerId);
+  const ownerId = owners.owners[0]?.id.toLowerCase() ?? OWNER_PLACEHOLDER;
+  const ownerIds = owners.owners.length > 0 ? owners.owners : [{ id: OWNER_PLACEHOLDER }];
+  const keys = sampleSessionKeys(ownerId, owners.owners[0]?.channel);
   const limits = resolveBootstrapLimits(params.cfg, "main");
   const hostVersion = baselineHostVersion(params.cfg);
   const rows: SessionRow[] = [];

@@ -14,14 +14,18 @@ import type { HookStateRecord } from "./openclaw-json.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { backupBeforeChange, exists } from "./safe-write.ts";
 import { timestamp } from "./paths.ts";
-import { companionPluginUnit } from "./plugin-install.ts";
+import { PLUGIN_UNIT_ID, pluginUnit } from "./plugin-install.ts";
+import { applyCarriedSettings, carriedSettings, RETIRED_UNIT_IDS, removeRetiredKeys, retiredUnits } from "./companion-migration.ts";
+import type { MigrationRecord } from "./companion-migration.ts";
+import { pluginServesHost } from "../host/version.ts";
+import { HOOK_PACK_ID } from "../host/ids.ts";
 import type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
 
 export type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
 
 // Make the bundle loadable by a user's OpenClaw, and take it out again.
 //
-// An install is a list of units (today: the hook pack; a companion plugin adds a second one).
+// An install is a list of units: the hook pack on OpenClaw 2026.3, the plugin on 2026.9+.
 // Each unit puts itself in place and returns a small record of what it did; uninstall hands that
 // record back, in reverse order. openclaw.json is snapshotted ONCE, before any unit runs (the
 // `openclaw plugins|hooks install` commands rewrite it: they enable entries, add install records,
@@ -34,7 +38,7 @@ export type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval }
 //   copy  <workspace>/hooks/openclaw-context ← copy of the pack, `npm install --omit=dev` inside it
 // Workspace hooks load only with hooks.internal.entries.<name>.enabled: true, so both entries are enabled.
 
-export const PACK_ID = "openclaw-context";
+export const PACK_ID = HOOK_PACK_ID;
 export const HOOK_NAMES = [HOOK_KEYS.aciBootstrap, HOOK_KEYS.ethosContext];
 const PACK_COPY_EXCLUDES = new Set(["node_modules", ".git", ".cache", "coverage", ".e2e-work", "bench", "test", "fixtures"]);
 
@@ -56,6 +60,8 @@ export type InstallRecord = {
   units: Record<string, UnitRecord>;
   /** Set once uninstall has put openclaw.json back (while other leftovers keep the record alive). */
   configRestored?: boolean;
+  /** The hook pack + companion plugin this install replaced (OpenClaw 2026.9+). */
+  migratedFrom?: MigrationRecord;
 };
 
 function run(command: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<{ code: number; output: string }> {
@@ -333,8 +339,35 @@ export const hookPackUnit: InstallUnit = {
   },
 };
 
-/** Every installable unit, in install order (uninstall runs them in reverse). */
-export const INSTALL_UNITS: InstallUnit[] = [hookPackUnit, companionPluginUnit];
+/**
+ * The retired companion plugin (hook pack + companion on 2026.9): linked in place, so it has no files
+ * of its own; its keys leave openclaw.json with the restore. Known here so an old record uninstalls.
+ */
+const companionUnit: InstallUnit = {
+  id: "companion-plugin",
+  install: async () => ({ installed: false, reason: "retired: the plugin replaces it" }),
+  uninstall: async (_params, record) => ({ steps: record?.installed ? ["companion plugin: unlinked (its keys go with the openclaw.json restore)"] : [], leftovers: [] }),
+  revertConfig: (config) => removeRetiredKeys(config, undefined),
+};
+
+/** Every unit an install record can name, by id (the plugin's first id was "plugin-package"). */
+const UNITS_BY_ID: Record<string, InstallUnit> = {
+  [hookPackUnit.id]: hookPackUnit,
+  [companionUnit.id]: companionUnit,
+  [PLUGIN_UNIT_ID]: pluginUnit(),
+  "plugin-package": { ...pluginUnit(), id: "plugin-package" },
+};
+
+/** The units a record names, in install order (uninstall runs them in reverse). */
+export function unitsOfRecord(record: InstallRecord | undefined): InstallUnit[] {
+  const ids = Object.keys(record?.units ?? {});
+  return ids.length > 0 ? ids.flatMap((id) => (UNITS_BY_ID[id] ? [UNITS_BY_ID[id]!] : [])) : [hookPackUnit];
+}
+
+/** The artifact for a host: the plugin from 2026.9 on, the hook pack before (and without a CLI to ask). */
+export function artifactFor(hostVersion: string | undefined): "plugin" | "hook-pack" {
+  return pluginServesHost(hostVersion) ? "plugin" : "hook-pack";
+}
 
 /** The install record next to openclaw.json (undefined: nothing installed through this repo). */
 export async function readRecord(configPath: string): Promise<InstallRecord | undefined> {
@@ -352,14 +385,16 @@ async function writeRecord(configPath: string, record: InstallRecord): Promise<v
 
 export type InstallReport = { mode: InstallMode; steps: string[]; lines: string[]; problems: string[] };
 
-export async function install(params: InstallParams, units: InstallUnit[] = INSTALL_UNITS): Promise<InstallReport> {
+export async function install(params: InstallParams, units: InstallUnit[] = [hookPackUnit]): Promise<InstallReport> {
   const steps: string[] = [];
   const log = (line: string) => {
     steps.push(line);
     params.log(line);
   };
-  const problems = await checkPackFiles(params.bundleRoot);
-  if (problems.length > 0) throw new Error(`the bundle is incomplete: ${problems.join("; ")}`);
+  if (units.includes(hookPackUnit)) {
+    const problems = await checkPackFiles(params.bundleRoot);
+    if (problems.length > 0) throw new Error(`the bundle is incomplete: ${problems.join("; ")}`);
+  }
 
   // The snapshot comes first: the CLI install commands rewrite openclaw.json. A re-run keeps the
   // original snapshot (the file it sees now is already our install's).
@@ -426,8 +461,9 @@ async function restoreConfig(params: InstallParams, record: InstallRecord | unde
   return lines;
 }
 
-export async function uninstall(params: InstallParams, units: InstallUnit[] = INSTALL_UNITS): Promise<UninstallReport> {
+export async function uninstall(params: InstallParams, unitsFor: (record: InstallRecord | undefined) => InstallUnit[] = unitsOfRecord): Promise<UninstallReport> {
   const record = await readRecord(params.configPath);
+  const units = unitsFor(record);
   const steps: string[] = [];
   const leftovers: string[] = [];
   for (const unit of [...units].reverse()) {
@@ -448,5 +484,87 @@ export async function uninstall(params: InstallParams, units: InstallUnit[] = IN
   // Keep the record while something is left, so a second run can finish the job.
   if (leftovers.length === 0) await fs.rm(installRecordPath(params.configPath), { force: true });
   else if (record) await writeRecord(params.configPath, record);
+  return { steps, leftovers };
+}
+
+/**
+ * The plugin on OpenClaw 2026.9+, moving an operator off the retired hook pack + companion first
+ * (companion-migration.ts): their settings carried, their files and keys gone, the original
+ * pre-install openclaw.json kept for the exact restore. `tarball` builds or names the plugin.
+ */
+export async function installPlugin(params: InstallParams, tarball: string): Promise<InstallReport & { migrated?: MigrationRecord }> {
+  const record = await readRecord(params.configPath);
+  const retired = await retiredUnits(params.configPath, record?.units);
+  let settings: Record<string, unknown> = {};
+  let migrated: MigrationRecord | undefined;
+  if (retired.length > 0) {
+    const config = (await readOpenClawJson(params.configPath).catch(() => undefined)) ?? {};
+    const carried = carriedSettings(config);
+    settings = carried.settings;
+    if (record?.units["hook-pack"]) {
+      const removal = await hookPackUnit.uninstall(params, record.units["hook-pack"]);
+      for (const step of removal.steps.filter((line) => !line.startsWith("RESTART NEEDED"))) params.log(`migration: ${step}`);
+      if (removal.leftovers.length > 0) throw new Error(`migration from the hook pack stopped; remove these by hand, then run install-hooks again:\n  - ${removal.leftovers.join("\n  - ")}`);
+    }
+    await editOpenClawJson(params.configPath, (json) => removeRetiredKeys(json, record?.hookStateBefore));
+    migrated = { at: new Date().toISOString(), from: retired, carried: carried.carried };
+    if (record) {
+      for (const id of RETIRED_UNIT_IDS) delete record.units[id];
+      record.migratedFrom = migrated;
+      await writeRecord(params.configPath, record);
+    }
+    params.log(`migration: the hook pack + companion plugin (${retired.join(", ")}) replaced by the plugin; ${carried.carried.length} setting(s) carried`);
+  }
+  const unit = pluginUnit(tarball);
+  const withSettings: InstallUnit = {
+    ...unit,
+    install: async (unitParams, previous) => {
+      const installed = await unit.install(unitParams, previous);
+      await applyCarriedSettings(unitParams, settings);
+      return installed;
+    },
+  };
+  const report = await install(params, [withSettings]);
+  if (migrated && !record) {
+    // A companion found in openclaw.json without a record of ours: the new record says it happened.
+    const fresh = await readRecord(params.configPath);
+    if (fresh) await writeRecord(params.configPath, { ...fresh, migratedFrom: migrated });
+  }
+  return { ...report, ...(migrated ? { migrated } : {}) };
+}
+
+/**
+ * `openclaw context uninstall` (and install-hooks --uninstall of a plugin install): OpenClaw's own
+ * uninstall, then openclaw.json back to its bytes before the install when the record has them.
+ * Installed with plain `openclaw plugins install` there is no such copy: only our keys go then.
+ */
+export async function uninstallPlugin(params: InstallParams): Promise<UninstallReport> {
+  const record = await readRecord(params.configPath);
+  const packUnits = Object.entries(record?.units ?? {}).filter(([id, unit]) => (RETIRED_UNIT_IDS as readonly string[]).includes(id) && unit.installed !== false);
+  if (packUnits.length > 0) {
+    return { steps: [], leftovers: [`${installRecordPath(params.configPath)} records a hook-pack install (${packUnits.map(([id]) => id).join(", ")}): remove it with npm run install-hooks -- --uninstall in the clone`] };
+  }
+  const units = record ? unitsOfRecord(record) : [pluginUnit()];
+  const steps: string[] = [];
+  const leftovers: string[] = [];
+  for (const unit of units) {
+    const removal = await unit.uninstall(params, record?.units[unit.id]);
+    steps.push(...removal.steps);
+    leftovers.push(...removal.leftovers);
+  }
+  // OpenClaw's uninstall rewrites openclaw.json: restoring before it succeeded would be undone by the next try.
+  if (leftovers.length > 0) return { steps, leftovers };
+  if (record) {
+    const restore = await uninstall(params, () => units.map((unit) => ({ ...unit, uninstall: async () => ({ steps: [], leftovers: [] }) })));
+    return { steps: [...steps, ...restore.steps], leftovers: restore.leftovers };
+  }
+  const edit = await editOpenClawJson(params.configPath, (config) => pluginUnit().revertConfig?.(config, undefined) ?? false);
+  if (!edit.changed) steps.push(`no keys of ours left in ${params.configPath}`);
+  else {
+    steps.push(
+      `removed plugins.entries.${PACK_ID} (and our context-engine slot) from ${params.configPath}`,
+      `no copy of ${params.configPath} from before the install (installed with plain openclaw plugins install, not npm run install-hooks): the comments and formatting OpenClaw's install dropped cannot come back`,
+    );
+  }
   return { steps, leftovers };
 }

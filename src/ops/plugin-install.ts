@@ -1,50 +1,37 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { PLUGIN_ID } from "../context/plugin-turn.ts";
 import { openClawStateDir } from "../core/paths.ts";
 import { isObject } from "../host/events.ts";
+import { PLUGIN_ID } from "../host/ids.ts";
+import { childObject, editOpenClawJson, readOpenClawJson } from "./openclaw-json.ts";
 import { cliEnvForConfig, runOpenClaw } from "./openclaw-cli.ts";
-import { editOpenClawJson } from "./openclaw-json.ts";
+import type { CliResult } from "./openclaw-cli.ts";
 import type { InstallParams, InstallUnit, UnitRecord } from "./install-unit.ts";
-import { exists } from "./safe-write.ts";
 
-// The companion plugin as an install unit (after the hook pack, so the pack's files are in place).
-//   2026.9+: `openclaw plugins install --link <pack>/plugin --force --accept-capabilities`, then
-//            plugins.entries.<id>.hooks.allowConversationAccess: true (2026.9 blocks a non-bundled
-//            plugin's before_prompt_build without it; `plugins install` does not write it).
-//            Linked in place, the plugin runs the installed pack's own src/ (plugin/index.js finds it
-//            next to itself): one copy of the code, updated with the pack.
-//   2026.3.x: not installed. That host writes prependContext into the transcript and shows it to the
-//            user, and rejects the allowConversationAccess key; the hook's record stays the delivery.
-// Uninstall needs no file work (nothing was copied): the install snapshot puts openclaw.json back.
+// The plugin (an `npm pack` tarball of dist/plugin/) as an install unit for OpenClaw 2026.9+.
+// OpenClaw's `plugins install` rewrites openclaw.json (it strips comments, reformats, adds `meta`)
+// and `plugins uninstall` leaves `plugins.entries.openclaw-context: { enabled: false }` behind
+// (HOOK_ASSUMPTIONS.md "Plugin package"). So the exact restore needs the file as it was before
+// OpenClaw touched it: src/ops/install.ts saves it before this unit runs, and writes it back after
+// this unit's uninstall (`openclaw context uninstall`, `npm run install-hooks -- --uninstall`).
 
-const PACK_ID = "openclaw-context";
+export const PLUGIN_UNIT_ID = "plugin";
+
+/** Run the openclaw CLI; a path to its `.mjs`/`.js` entry (what `openclaw context …` runs in) goes through this Node. */
+export function runCli(cli: string, args: string[], params: Pick<InstallParams, "configPath" | "env">, timeoutMs = 300_000): Promise<CliResult> {
+  const env = cliEnvForConfig(params.configPath, params.env);
+  return /\.m?js$/.test(cli) ? runOpenClaw(process.execPath, [cli, ...args], { env, timeoutMs }) : runOpenClaw(cli, args, { env, timeoutMs });
+}
 
 /** `openclaw --version` → "2026.9.6", or undefined. */
-export async function hostVersion(cli: string, params: Pick<InstallParams, "configPath" | "env">): Promise<string | undefined> {
-  const result = await runOpenClaw(cli, ["--version"], { env: cliEnvForConfig(params.configPath, params.env) });
+export async function cliHostVersion(cli: string, params: Pick<InstallParams, "configPath" | "env">): Promise<string | undefined> {
+  const result = await runCli(cli, ["--version"], params, 120_000);
   return /(\d{4}\.\d{1,2}\.\d{1,2})/.exec(`${result.stdout}\n${result.stderr}`)?.[1];
 }
 
-/** Hosts where the plugin is installed and serves (the same line as plugin/index.js servesHost). */
-export function pluginSupported(version: string | undefined): boolean {
-  const [year, month] = (version ?? "").split(".").map(Number);
-  return Number.isFinite(year) && Number.isFinite(month) && (year > 2026 || (year === 2026 && month >= 9));
-}
-
-/** Where the installed pack's plugin/ folder is, for each hook-pack mode. */
-export function installedPluginDir(params: Pick<InstallParams, "mode" | "workspace" | "bundleRoot" | "env">): string {
-  if (params.mode === "pack") return path.join(openClawStateDir(params.env), "hooks", PACK_ID, "plugin");
-  if (params.mode === "link") return path.join(path.resolve(params.bundleRoot), "plugin");
-  return path.join(params.workspace, "hooks", PACK_ID, "plugin");
-}
-
-/** Set plugins.entries.<id>.hooks.allowConversationAccess: true (9.x only). */
-export function allowConversationAccess(config: Record<string, unknown>, pluginId: string = PLUGIN_ID): boolean {
-  const plugins = (isObject(config.plugins) ? config.plugins : (config.plugins = {})) as Record<string, unknown>;
-  const entries = (isObject(plugins.entries) ? plugins.entries : (plugins.entries = {})) as Record<string, unknown>;
-  const entry = (isObject(entries[pluginId]) ? entries[pluginId] : (entries[pluginId] = {})) as Record<string, unknown>;
-  const hooks = (isObject(entry.hooks) ? entry.hooks : (entry.hooks = {})) as Record<string, unknown>;
+/** plugins.entries.<id>.hooks.allowConversationAccess: true (2026.9 blocks a non-bundled plugin's before_prompt_build without it). */
+export function allowConversationAccess(config: Record<string, unknown>): boolean {
+  const hooks = childObject(childObject(childObject(childObject(config, "plugins"), "entries"), PLUGIN_ID), "hooks");
   if (hooks.allowConversationAccess === true) return false;
   hooks.allowConversationAccess = true;
   return true;
@@ -52,43 +39,39 @@ export function allowConversationAccess(config: Record<string, unknown>, pluginI
 
 /**
  * Select the plugin's context engine (`plugins.slots.contextEngine`), which delivers memory as a
- * runtime-context carrier (docs/plugin.md). Only when no other engine is configured: only one engine
- * can be active, and an operator's own engine wins (the plugin then keeps prependContext).
+ * runtime-context carrier. Only when no other engine is configured: only one engine can be active,
+ * and an operator's own engine wins (the plugin then keeps prependContext; `doctor` explains).
  */
-export function selectContextEngine(config: Record<string, unknown>, pluginId: string = PLUGIN_ID): { changed: boolean; engine: string } {
-  const plugins = (isObject(config.plugins) ? config.plugins : (config.plugins = {})) as Record<string, unknown>;
-  const slots = (isObject(plugins.slots) ? plugins.slots : (plugins.slots = {})) as Record<string, unknown>;
+export function selectContextEngine(config: Record<string, unknown>): { changed: boolean; engine: string } {
+  const slots = childObject(childObject(config, "plugins"), "slots");
   const current = typeof slots.contextEngine === "string" && slots.contextEngine.trim() ? slots.contextEngine.trim() : "legacy";
-  if (current === pluginId) return { changed: false, engine: current };
   if (current !== "legacy") return { changed: false, engine: current };
-  slots.contextEngine = pluginId;
-  return { changed: true, engine: pluginId };
+  slots.contextEngine = PLUGIN_ID;
+  return { changed: true, engine: PLUGIN_ID };
 }
 
 /**
- * The two openclaw.json keys a memory plugin needs after `openclaw plugins install`, which writes
- * neither: conversation access (2026.9 blocks a non-bundled plugin's before_prompt_build without
- * it) and the context-engine slot, unless another engine holds it. Each step is logged.
+ * The two openclaw.json keys the plugin needs after `openclaw plugins install`, which writes
+ * neither: conversation access and the context-engine slot, unless another engine holds it.
  */
-export async function enableMemoryDelivery(params: Pick<InstallParams, "configPath" | "log">, pluginId: string, accessLogSuffix = ""): Promise<void> {
-  const access = await editOpenClawJson(params.configPath, (config) => allowConversationAccess(config, pluginId));
-  params.log(`plugins.entries.${pluginId}.hooks.allowConversationAccess: true${access.changed ? " written" : " already set"}${accessLogSuffix}`);
-  let engine = pluginId;
+export async function enableMemoryDelivery(params: Pick<InstallParams, "configPath" | "log">): Promise<void> {
+  const access = await editOpenClawJson(params.configPath, allowConversationAccess);
+  params.log(`plugins.entries.${PLUGIN_ID}.hooks.allowConversationAccess: true${access.changed ? " written" : " already set"}`);
+  let engine = PLUGIN_ID;
   const slot = await editOpenClawJson(params.configPath, (config) => {
-    const selected = selectContextEngine(config, pluginId);
+    const selected = selectContextEngine(config);
     engine = selected.engine;
     return selected.changed;
   });
   params.log(
-    engine === pluginId
-      ? `plugins.slots.contextEngine: ${pluginId}${slot.changed ? " written" : " already set"} (memory as a runtime-context carrier)`
-      : `plugins.slots.contextEngine is ${engine}: left as it is; the plugin delivers memory as prependContext`,
+    engine === PLUGIN_ID
+      ? `plugins.slots.contextEngine: ${PLUGIN_ID}${slot.changed ? " written" : " already set"} (memory as a runtime-context carrier)`
+      : `plugins.slots.contextEngine is ${engine}: left as it is; the plugin delivers memory as prependContext (openclaw context doctor explains the cost)`,
   );
 }
 
-
-/** Remove what the plugin install put into openclaw.json (entry, install record, load path). */
-export function revertPluginConfig(config: Record<string, unknown>, record: UnitRecord | undefined): boolean {
+/** Without the exact restore (the operator edited other settings since): drop our entry and our slot only. */
+export function revertPluginConfig(config: Record<string, unknown>): boolean {
   const plugins = isObject(config.plugins) ? config.plugins : undefined;
   if (!plugins) return false;
   let changed = false;
@@ -104,57 +87,64 @@ export function revertPluginConfig(config: Record<string, unknown>, record: Unit
       changed = true;
     }
   }
-  const load = isObject(plugins.load) ? plugins.load : undefined;
-  const dir = typeof record?.pluginDir === "string" ? path.resolve(record.pluginDir) : undefined;
-  if (load && Array.isArray(load.paths) && dir) {
-    const kept = load.paths.filter((entry) => !(typeof entry === "string" && path.resolve(entry) === dir));
-    if (kept.length !== load.paths.length) {
-      load.paths = kept;
-      changed = true;
-    }
-  }
   return changed;
 }
 
-export const companionPluginUnit: InstallUnit = {
-  id: "companion-plugin",
-  async install(params) {
-    if (!params.cli) {
-      params.log(`companion plugin: no openclaw CLI, not installed (run install-hooks again with the CLI on PATH to add it)`);
-      return { installed: false, reason: "no-cli" };
+/** What the host wrote under plugins.entries.<id>, as JSON (the uninstall step reports it). */
+async function entryText(configPath: string): Promise<string> {
+  const config = await readOpenClawJson(configPath).catch(() => undefined);
+  const plugins = isObject(config?.plugins) ? config.plugins : undefined;
+  const entries = isObject(plugins?.entries) ? plugins.entries : undefined;
+  return JSON.stringify(entries?.[PLUGIN_ID] ?? null);
+}
+
+async function installFromTarball(params: InstallParams, tarball: string): Promise<UnitRecord> {
+  if (!params.cli) throw new Error("the plugin is installed with the openclaw CLI: put it on PATH (or set $OPENCLAW_CLI)");
+  const extensionsDir = path.join(openClawStateDir(params.env), "extensions");
+  const extensionsDirExisted = Boolean(await fs.stat(extensionsDir).catch(() => undefined));
+  // A local archive is "outside ClawHub review": OpenClaw 2026.9 wants both flags.
+  params.log(`openclaw plugins install ${tarball} --force --accept-capabilities`);
+  const result = await runCli(params.cli, ["plugins", "install", path.resolve(tarball), "--force", "--accept-capabilities"], params, 600_000);
+  if (result.code !== 0) throw new Error(`openclaw plugins install failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-800)}`);
+  await enableMemoryDelivery(params);
+  params.log("RESTART NEEDED: the gateway loads the plugin when it starts (openclaw gateway restart)");
+  return { installed: true, tarball: path.resolve(tarball), path: path.join(extensionsDir, PLUGIN_ID), extensionsDir, extensionsDirExisted };
+}
+
+async function uninstallWithCli(params: InstallParams, record: UnitRecord | undefined): Promise<{ steps: string[]; leftovers: string[] }> {
+  const steps: string[] = [];
+  const leftovers: string[] = [];
+  if (!params.cli) return { steps, leftovers: [`openclaw plugins uninstall ${PLUGIN_ID} --force was not run: no openclaw CLI`] };
+  // OpenClaw removes its install record (state database), the folder and the slot; the file restore follows.
+  const result = await runCli(params.cli, ["plugins", "uninstall", PLUGIN_ID, "--force"], params);
+  const output = `${result.stdout}\n${result.stderr}`;
+  if (result.code === 0) steps.push(`openclaw plugins uninstall ${PLUGIN_ID} --force: done; it left plugins.entries.${PLUGIN_ID} = ${await entryText(params.configPath)}`);
+  else if (/not found|not installed/i.test(output)) steps.push(`openclaw plugins uninstall ${PLUGIN_ID}: not installed (${output.trim().split("\n").pop()})`);
+  else leftovers.push(`openclaw plugins uninstall ${PLUGIN_ID} --force failed (exit ${result.code}): ${output.trim().slice(-400)}`);
+  const installPath = typeof record?.path === "string" ? record.path : typeof record?.installPath === "string" ? record.installPath : undefined;
+  if (installPath && (await fs.stat(installPath).catch(() => undefined))) leftovers.push(`${installPath} (still there after openclaw plugins uninstall)`);
+  // OpenClaw leaves the extensions folder it created for us, empty: only that one goes.
+  const extensionsDir = typeof record?.extensionsDir === "string" ? record.extensionsDir : undefined;
+  if (extensionsDir && record?.extensionsDirExisted === false) {
+    const left = await fs.readdir(extensionsDir).catch(() => undefined);
+    if (left?.length === 0) {
+      await fs.rmdir(extensionsDir);
+      steps.push(`removed ${extensionsDir} (empty; the install created it)`);
     }
-    const version = await hostVersion(params.cli, params);
-    if (!pluginSupported(version)) {
-      params.log(`companion plugin: not installed on OpenClaw ${version ?? "(unknown version)"}; the ethos-context hook delivers memory there (docs/plugin.md)`);
-      return { installed: false, reason: "host-version", hostVersion: version };
-    }
-    const pluginDir = installedPluginDir(params);
-    if (!(await exists(path.join(pluginDir, "index.js")))) throw new Error(`companion plugin: ${pluginDir}/index.js not found after the hook pack install`);
-    params.log(`openclaw plugins install --link ${pluginDir} --force --accept-capabilities`);
-    const result = await runOpenClaw(params.cli, ["plugins", "install", "--link", pluginDir, "--force", "--accept-capabilities"], {
-      env: cliEnvForConfig(params.configPath, params.env),
-      timeoutMs: 300_000,
-    });
-    if (result.code !== 0) throw new Error(`openclaw plugins install (companion plugin) failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-800)}`);
-    await enableMemoryDelivery(params, PLUGIN_ID, ` in ${params.configPath}`);
-    return { installed: true, hostVersion: version, pluginDir };
-  },
-  async verify(params, record) {
-    if (!record?.installed || !params.cli) return { lines: [`companion plugin: ${record?.installed ? "installed" : `not installed (${String(record?.reason ?? "unknown")})`}`], problems: [] };
-    const result = await runOpenClaw(params.cli, ["plugins", "inspect", PLUGIN_ID, "--json"], { env: cliEnvForConfig(params.configPath, params.env), timeoutMs: 120_000 });
-    const text = `${result.stdout}\n${result.stderr}`;
-    const problems: string[] = [];
-    if (result.code !== 0) problems.push(`openclaw plugins inspect ${PLUGIN_ID} failed (exit ${result.code})`);
-    if (/blocked/i.test(text)) problems.push(`openclaw reports the companion plugin's hook as blocked: ${text.split("\n").find((line) => /blocked/i.test(line))?.trim()}`);
-    return { lines: [`companion plugin: ${problems.length ? "installed with problems" : "installed, before_prompt_build allowed"}`], problems };
-  },
-  async uninstall(params, record) {
-    const steps: string[] = [];
-    if (!record?.installed) return { steps, leftovers: [] };
-    // A linked plugin has no files of its own; its config entries go with the openclaw.json restore.
-    if (typeof record.pluginDir === "string" && !(await fs.stat(record.pluginDir).catch(() => undefined))) steps.push(`${record.pluginDir} is already gone`);
-    steps.push(`companion plugin ${PLUGIN_ID}: unlinked (its plugins.load.paths entry and plugins.entries.${PLUGIN_ID} go with the openclaw.json restore)`);
-    return { steps, leftovers: [] };
-  },
-  revertConfig: revertPluginConfig,
-};
+  }
+  steps.push("RESTART NEEDED: a running gateway keeps the plugin it has loaded until it restarts (openclaw gateway restart)");
+  return { steps, leftovers };
+}
+
+/** The plugin from `tarball` (npm pack of dist/plugin/). */
+export function pluginUnit(tarball?: string): InstallUnit {
+  return {
+    id: PLUGIN_UNIT_ID,
+    install: (params) => {
+      if (!tarball) throw new Error("no plugin tarball (npm run build:plugin && (cd dist/plugin && npm pack))");
+      return installFromTarball(params, tarball);
+    },
+    uninstall: uninstallWithCli,
+    revertConfig: (config) => revertPluginConfig(config),
+  };
+}

@@ -10,7 +10,7 @@ import type { BackupFile } from "./paths.ts";
 import { backupBeforeChange, exists, replaceFileWithBackup, sha256File } from "./safe-write.ts";
 import { withFileLock } from "../fs/lock.ts";
 import { childObject, editOpenClawJson, readOpenClawJson } from "./openclaw-json.ts";
-import { pluginPackageStatus } from "./package-status.ts";
+import { pluginPackageStatus } from "./plugin-status.ts";
 
 // One-command revert for each migration phase (spec appendix B, "Rollback Procedures").
 

@@ -11,15 +11,13 @@ import { defaultIndexCacheDir } from "../memory/sources.ts";
 import { openClawStateDir } from "../core/paths.ts";
 import { isObject } from "../host/events.ts";
 import { resolveHookConfig } from "../host/hook-config.ts";
-import { PLUGIN_ID } from "../context/plugin-turn.ts";
-import { memoryDeliveryFromConfig } from "../context/runtime-carrier.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { HOOK_NAMES, PACK_ID, hookEligibility, installRecordPath, workspaceHookDir } from "./install.ts";
 import type { HookEligibility, InstallRecord } from "./install.ts";
 import { readOpenClawJson } from "./openclaw-json.ts";
-import { PACKAGE_UNIT_ID } from "./package-install.ts";
-import { pluginPackageStatus } from "./package-status.ts";
-import type { PluginPackageStatus } from "./package-status.ts";
+import { PLUGIN_UNIT_ID } from "./plugin-install.ts";
+import { pluginPackageStatus } from "./plugin-status.ts";
+import type { PluginPackageStatus } from "./plugin-status.ts";
 
 // `npm run status`: what an operator wants to know first, in plain words. Everything is read from
 // files (openclaw.json, the install record, our log file, the index cache); the openclaw CLI is
@@ -43,10 +41,10 @@ export type StatusReport = {
   index: { dir: string; files: IndexFileStatus[] };
   /** Facts captured today from "remember that …" (memory/YYYY-MM-DD.md, UTC day). */
   captured: { file: string; facts: { statement: string; tag: string; source?: string; mentions?: number; superseded: boolean; capturedAt: string }[] };
-  /** Which channel carries the memory block, per openclaw.json (docs/plugin.md, "Delivery rule"). */
-  memoryDelivery: string;
-  /** The plugin package (`openclaw plugins install <tarball>`), when installed: it replaces the hook pack and the companion. */
+  /** The plugin (OpenClaw 2026.9+), when installed: it replaces the hook pack there. */
   pluginPackage?: PluginPackageStatus;
+  /** The hook pack + companion plugin a plugin install replaced, and the settings it carried. */
+  migratedFrom?: InstallRecord["migratedFrom"];
 };
 
 const MAX_LOG_TAIL_BYTES = 4 * 1024 * 1024;
@@ -211,7 +209,9 @@ export async function collectStatus(params: {
     for (const [id, unit] of Object.entries(record.units)) {
       const where = String(unit.path ?? "");
       const present = where !== "" && fs.existsSync(where);
-      units.push({ id, installed: present, detail: present ? `installed (${String(unit.mode ?? record.mode)} mode) at ${where}` : `recorded as installed at ${where}, but it is not there` });
+      // A unit that was never installed (or left nothing of its own) says so, instead of an empty path.
+      if (unit.installed === false || where === "") units.push({ id, installed: false, detail: unit.installed === false ? `not installed (${String(unit.reason ?? "not needed")})` : "installed (no files of its own)" });
+      else units.push({ id, installed: present, detail: present ? `installed (${String(unit.mode ?? record.mode)} mode) at ${where}` : `recorded as installed at ${where}, but it is not there` });
     }
   } else {
     const candidates = [path.join(openClawStateDir(env), "hooks", PACK_ID), workspaceHookDir(params.workspace)];
@@ -244,7 +244,7 @@ export async function collectStatus(params: {
     configLogged: lastLoggedConfigIssues(records),
     decisions: recentDecisions(records, params.decisionsPerType ?? 3),
     index: indexStatus(defaultIndexCacheDir(env)),
-    memoryDelivery: memoryDeliveryFromConfig(cfg as OpenClawConfig | undefined, PLUGIN_ID),
+    ...(record?.migratedFrom ? { migratedFrom: record.migratedFrom } : {}),
     pluginPackage: pluginPackageStatus(cfg as OpenClawConfig | undefined, env),
     captured: await capturedTodayStatus(params.workspace, params.now ?? new Date()),
   };
@@ -287,28 +287,33 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
   const pkg = report.pluginPackage;
   if (pkg) out.push(...pkg.lines, "");
   out.push("Installed");
-  // The install record's package unit (npm run install-package) is the package line below, not a hook pack.
-  const packUnits = report.units.filter((unit) => unit.id !== PACKAGE_UNIT_ID);
+  // The install record's plugin unit is the plugin line below, not a hook pack.
+  const packUnits = report.units.filter((unit) => unit.id !== PLUGIN_UNIT_ID && unit.id !== "plugin-package");
   const hookPackInstalled = packUnits.some((unit) => unit.installed);
   if (pkg) {
     const where = pkg.installDir ? `at ${pkg.installDir} (openclaw plugins install)` : "its entry is in openclaw.json, but its folder is not under <state dir>/extensions";
-    out.push(`  plugin package ${pkg.id}: installed ${where}; it registers the bootstrap file sets and the memory delivery itself`);
+    out.push(`  plugin ${pkg.id}: installed ${where}; it registers the bootstrap file sets and the memory delivery itself`);
+    const migrated = report.migratedFrom;
+    if (migrated) {
+      out.push(`  migrated ${migrated.at.slice(0, 16).replace("T", " ")} UTC from the hook pack + companion plugin (${migrated.from.join(", ")}); settings carried:${migrated.carried.length ? "" : " none"}`);
+      for (const line of migrated.carried) out.push(`    - ${line}`);
+    }
     if (hookPackInstalled) out.push("  WARNING: the hook pack is installed too: install one or the other (both would deliver memory and rewrite the bootstrap files)");
   }
-  if (pkg && packUnits.length === 0) out.push("  hook-pack: not installed, and not needed: the plugin package does its work");
+  if (pkg && packUnits.length === 0) out.push("  hook-pack: not installed, and not needed: the plugin does its work");
   for (const unit of pkg ? packUnits : report.units) {
     // Without a hook pack the package is the whole install: "not installed" is expected, say so.
-    if (pkg && !hookPackInstalled) out.push(`  ${unit.id}: not installed, and not needed: the plugin package does its work`);
+    if (pkg && !hookPackInstalled) out.push(`  ${unit.id}: not installed, and not needed: the plugin does its work`);
     else out.push(`  ${unit.id}: ${unit.detail}`);
   }
   if (pkg && !hookPackInstalled) {
-    out.push(`  ${report.hooks.map((hook) => hook.name).join(", ")}: the hook pack's entries, not used; the plugin package's switches are plugins.entries.${pkg.id}.config (above)`);
+    out.push(`  ${report.hooks.map((hook) => hook.name).join(", ")}: the hook pack's entries, not used; the plugin's switches are plugins.entries.${pkg.id}.config (above)`);
   } else {
     for (const hook of report.hooks) {
       const seen = hook.eligibility ? (hook.eligibility.found ? (hook.eligibility.eligible ? `; the gateway lists it as eligible (${hook.eligibility.source})` : `; the gateway lists it as NOT eligible: ${hook.eligibility.blockedReason}`) : "; the gateway does not list it") : "";
       out.push(`  ${hook.name}: ${hook.enabled ? "enabled" : "disabled"} (${hook.why})${seen}`);
     }
-    out.push(`  memory delivery: ${report.memoryDelivery}`);
+    out.push("  memory delivery: ethos-context hook: a record in Project Context");
   }
   out.push("", "Config (openclaw.json as it is now)");
   for (const [hook, issues] of Object.entries(report.configNow)) {

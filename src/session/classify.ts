@@ -11,11 +11,12 @@
 //   <base>:heartbeat | agent:<id>:dashboard:<uuid> | agent:<id>:explicit:<sid>
 import { getLogger } from "../core/log.ts";
 import type { SessionClassification, SessionType } from "./types.ts";
-import { foldId } from "./owners.ts";
+import { isOwnerPeer, ownersFrom } from "./owners.ts";
+import type { OwnerId } from "./owners.ts";
 
 export type ClassifyOptions = {
-  /** Peer ids that belong to the operator (compared with foldId: exact except ASCII A–Z, see owners.ts). */
-  ownerIds: Iterable<string>;
+  /** The operator's ids (owners.ts: resolveOwners; a plain string is parsed like an owner-list entry). */
+  ownerIds: Iterable<OwnerId | string>;
   /** Extra main-session keys (`session.mainKey` in openclaw.json); "main" always counts. */
   mainKeys?: Iterable<string>;
 };
@@ -131,6 +132,7 @@ function result(
  * 10 anything else → FALLBACK (warned once per shape)
  */
 export function classifySession(key: string | undefined, options: ClassifyOptions): SessionClassification {
+  const owners = ownersFrom(options.ownerIds);
   if (typeof key !== "string" || key.trim().length === 0) return result("FALLBACK", "empty-key", undefined);
   const parsed = splitKey(key.trim());
   if (!parsed) return warnOnce(result("FALLBACK", "malformed-agent-key", { rest: [], prefix: key.trim().split(":") }));
@@ -160,7 +162,7 @@ export function classifySession(key: string | undefined, options: ClassifyOption
     };
     if (conversation.heartbeat) return result("HEARTBEAT_CRON", "heartbeat-isolated", parsed, common);
     if (conversation.kind === "dm") {
-      const isOwner = isOwnerPeer(conversation.peerId, options.ownerIds);
+      const isOwner = isOwnerPeer(owners, conversation.channel, conversation.peerId);
       return result(isOwner ? "PRIVATE_DM" : "EXTERNAL_DM", isOwner ? "dm-owner" : "dm-other", parsed, common);
     }
     if (conversation.topicId !== undefined) return result("FORUM_TOPIC", "group-topic", parsed, common);
@@ -186,16 +188,10 @@ export function classifySession(key: string | undefined, options: ClassifyOption
   // Positions 0 to LAST_CONVERSATION_INDEX found nothing above, so a match here is deeper.
   const deep = parseConversation(rest, 0, rest.length);
   if (deep?.kind === "group") return warnOnce(result("GROUP_CHAT", "group-unknown-shape", parsed));
-  if (deep && !isOwnerPeer(deep.peerId, options.ownerIds)) {
+  if (deep && !isOwnerPeer(owners, deep.channel, deep.peerId)) {
     return warnOnce(result("EXTERNAL_DM", "dm-other-unknown-shape", parsed, { peerId: deep.peerId }));
   }
   return warnOnce(result("FALLBACK", "unknown-shape", parsed));
-}
-
-function isOwnerPeer(peerId: string, ownerIds: Iterable<string>): boolean {
-  const owners = new Set<string>();
-  for (const id of ownerIds) if (typeof id === "string" && foldId(id)) owners.add(foldId(id));
-  return owners.has(foldId(peerId));
 }
 
 function lowerSet(values: Iterable<string>): Set<string> {

@@ -1,66 +1,115 @@
-// Owner detection: which DM peers are the operator (PRIVATE_DM) rather than someone else (EXTERNAL_DM).
-// Never hard-coded. One rule, used by both hooks (aci-bootstrap and ethos-context), so the two can
-// never disagree about the same DM:
+// Who the operator is. Never hard-coded. One rule, used for DM keys (PRIVATE_DM vs EXTERNAL_DM) and
+// for senders (may this message write or read personal memory?), by every adapter:
 //   owners = the UNION of every explicit owner list
 //     - hooks.internal.entries["aci-bootstrap"].ownerIds
 //     - hooks.internal.entries["ethos-context"].scope.ownerIds
-//     - commands.ownerAllowFrom (core's own owner list, entries like "telegram:123456789")
+//     - commands.ownerAllowFrom (OpenClaw's own owner list, entries like "telegram:123456789")
 //   and only when all of those are empty, the channel allowlists:
-//     - channels.<ch>.allowFrom and channels.<ch>.accounts.<acct>.allowFrom
+//     - channels.<ch>.allowFrom and channels.<ch>.accounts.<acct>.allowFrom (each entry on <ch> only)
 // The allowlists are a fallback only: they say who may talk to the bot, which can be more people
-// than the owner, so they never widen an explicit list. Core uses the same order to find the
-// operator's DM for heartbeat delivery (docs/gateway/heartbeat.md).
+// than the owner, so they never widen an explicit list.
 //
-// Ids are compared exactly, except ASCII letters A–Z, which are folded to a–z because the host
-// lowercases peer ids when it builds session keys (a Slack "U07ABC" arrives as "u07abc"). There is
-// no Unicode case folding: the Kelvin sign "\u212a777" is not "k777".
+// An owner is an id, qualified by a channel or not. "telegram:4242" (a known channel or alias
+// before the first colon, as OpenClaw reads commands.ownerAllowFrom) is 4242 on Telegram only: an
+// IRC or Discord user 4242 is someone else. A bare "4242" is 4242 on any channel. Ids are compared
+// after Unicode NFC normalisation and nothing else: no trimming (" 4242" is not "4242"), no Unicode
+// case folding. ASCII letters are folded for a DM key's peer, because the host lowercases peer ids
+// when it builds session keys (a Slack "U07ABC" arrives as "u07abc"), and for a sender on a channel
+// whose ids are not case-sensitive; a Matrix or Nostr sender is compared exactly.
 import { HOOK_KEYS } from "../host/ids.ts";
 import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { resolveHookConfig } from "../host/hook-config.ts";
 
 export type OwnerSource = "owner-lists" | "channels.allowFrom" | "none";
+
+/** One owner: an id, on one channel or (channel undefined) on any. */
+export type OwnerId = { channel?: string; id: string };
+
 export type ResolvedOwners = {
-  ids: Set<string>;
+  owners: OwnerId[];
   source: OwnerSource;
   /** Which explicit lists contributed (for the decision log; names only, never ids). */
   lists: string[];
 };
 
-/** The one comparison form of a peer or owner id: ASCII-trimmed, A–Z folded, nothing else changed. */
-export function foldId(value: string): string {
-  return value.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "").replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
+/** Who sent a turn's message, as the host says it (channel lowercased, id as given). */
+export type Sender = { channel?: string; id: string };
+
+// OpenClaw 2026.9.6's channel ids and aliases (bundled channel metadata), plus webchat and "tg".
+const CHANNEL_IDS = [
+  "a2a", "bluebubbles", "buzz", "clickclack", "discord", "feishu", "googlechat", "imessage", "irc", "line", "matrix",
+  "mattermost", "msteams", "nextcloud-talk", "nostr", "qa-channel", "raft", "reef", "signal", "slack", "sms",
+  "synology-chat", "telegram", "tlon", "twitch", "webchat", "whatsapp", "zalo", "zalouser",
+];
+const CHANNEL_ALIASES: Record<string, string> = {
+  lark: "feishu", gchat: "googlechat", "google-chat": "googlechat", imsg: "imessage", "internet-relay-chat": "irc",
+  teams: "msteams", nc: "nextcloud-talk", "nc-talk": "nextcloud-talk", "twitch-chat": "twitch", zl: "zalo", zlu: "zalouser", tg: "telegram",
+};
+/** Channels whose user ids are case-sensitive: a sender there is compared letter for letter. */
+const CASE_SENSITIVE_CHANNELS = new Set(["matrix", "nostr"]);
+
+/** A known channel id or alias, as OpenClaw's id; undefined for anything else. */
+export function canonicalChannel(name: string | undefined): string | undefined {
+  if (!name) return undefined;
+  const key = name.toLowerCase();
+  return CHANNEL_IDS.includes(key) ? key : CHANNEL_ALIASES[key];
+}
+
+function foldAscii(value: string): string {
+  return value.replace(/[A-Z]/g, (letter) => String.fromCharCode(letter.charCodeAt(0) + 32));
+}
+
+/** The one comparison form of an id: NFC, nothing trimmed; `foldCase` folds ASCII A–Z only. */
+export function comparableId(value: string, foldCase = true): string {
+  const normalized = value.normalize("NFC");
+  return foldCase ? foldAscii(normalized) : normalized;
 }
 
 /**
- * Comparison ids for one allowlist entry. `*` identifies nobody. A prefixed entry (`telegram:123`,
- * `tg:123`, `uuid:…`) also yields its tail, because session keys carry the bare peer id.
+ * One allowlist entry as an owner. `*` and empty entries identify nobody. `channel` is the list's
+ * own channel (channels.<ch>.allowFrom); otherwise a known channel before the first colon qualifies
+ * the id ("telegram:123", OpenClaw's "telegram:user:123" too).
  */
-export function ownerIdsFromEntry(entry: unknown): string[] {
-  if (typeof entry === "number" && Number.isFinite(entry)) return [String(entry)];
-  if (typeof entry !== "string") return [];
-  const value = foldId(entry);
-  if (!value || value === "*") return [];
-  const ids = [value];
-  const colon = value.indexOf(":");
-  if (colon > 0 && colon < value.length - 1) ids.push(value.slice(colon + 1));
-  return ids;
+export function ownerFromEntry(entry: unknown, channel?: string): OwnerId | undefined {
+  if (typeof entry === "number" && Number.isFinite(entry)) return { channel, id: String(entry) };
+  if (typeof entry !== "string" || entry.length === 0 || entry === "*") return undefined;
+  if (channel !== undefined) return { channel, id: entry };
+  const colon = entry.indexOf(":");
+  const qualifier = colon > 0 ? canonicalChannel(entry.slice(0, colon)) : undefined;
+  if (!qualifier) return { id: entry };
+  const rest = entry.slice(colon + 1);
+  const id = /^user:./i.test(rest) ? rest.slice(5) : rest;
+  return id.length > 0 && id !== "*" ? { channel: qualifier, id } : undefined;
 }
 
-function collect(list: unknown, into: Set<string>): boolean {
+function collect(list: unknown, into: OwnerId[], channel?: string): boolean {
   if (!Array.isArray(list)) return false;
-  const before = into.size;
-  for (const entry of list) for (const id of ownerIdsFromEntry(entry)) into.add(id);
-  return into.size > before;
+  const before = into.length;
+  for (const entry of list) {
+    const owner = ownerFromEntry(entry, channel);
+    if (owner) into.push(owner);
+  }
+  return into.length > before;
+}
+
+/** Owners given as plain entries (tests, explain): each parsed like an owner-list entry. */
+export function ownersFrom(entries: Iterable<string | OwnerId>): OwnerId[] {
+  const owners: OwnerId[] = [];
+  for (const entry of entries) {
+    const owner = typeof entry === "string" ? ownerFromEntry(entry) : entry;
+    if (owner) owners.push(owner);
+  }
+  return owners;
 }
 
 /**
- * The owner ids for a config. `extraOwnerIds` is the calling hook's own validated list; it joins
+ * The owners for a config. `extraOwnerIds` is the calling hook's own validated list; it joins
  * the union like the raw lists read from cfg (so passing it or not gives the same answer for a
  * config that carries it).
  */
-export function resolveOwnerIds(cfg: OpenClawConfig | undefined, extraOwnerIds?: readonly unknown[]): ResolvedOwners {
-  const explicit = new Set<string>();
+export function resolveOwners(cfg: OpenClawConfig | undefined, extraOwnerIds?: readonly unknown[]): ResolvedOwners {
+  const explicit: OwnerId[] = [];
   const lists: string[] = [];
   const ethosScope = resolveHookConfig(cfg, HOOK_KEYS.ethosContext).scope;
   const sources: Array<[string, unknown]> = [
@@ -70,19 +119,37 @@ export function resolveOwnerIds(cfg: OpenClawConfig | undefined, extraOwnerIds?:
     ["commands.ownerAllowFrom", isObject(cfg?.commands) ? cfg.commands.ownerAllowFrom : undefined],
   ];
   for (const [name, list] of sources) if (collect(list, explicit) && name !== "caller") lists.push(name);
-  if (explicit.size > 0) return { ids: explicit, source: "owner-lists", lists };
+  if (explicit.length > 0) return { owners: explicit, source: "owner-lists", lists };
 
-  const fromChannels = new Set<string>();
+  const fromChannels: OwnerId[] = [];
   const channels = isObject(cfg?.channels) ? cfg.channels : {};
-  for (const channel of Object.values(channels)) {
+  for (const [name, channel] of Object.entries(channels)) {
     if (!isObject(channel)) continue;
-    collect(channel.allowFrom, fromChannels);
+    const id = canonicalChannel(name) ?? name.toLowerCase();
+    collect(channel.allowFrom, fromChannels, id);
     if (isObject(channel.accounts)) {
-      for (const account of Object.values(channel.accounts)) if (isObject(account)) collect(account.allowFrom, fromChannels);
+      for (const account of Object.values(channel.accounts)) if (isObject(account)) collect(account.allowFrom, fromChannels, id);
     }
   }
-  if (fromChannels.size > 0) return { ids: fromChannels, source: "channels.allowFrom", lists: ["channels.allowFrom"] };
-  return { ids: new Set(), source: "none", lists: [] };
+  if (fromChannels.length > 0) return { owners: fromChannels, source: "channels.allowFrom", lists: ["channels.allowFrom"] };
+  return { owners: [], source: "none", lists: [] };
+}
+
+function onChannel(owner: OwnerId, channel: string | undefined): boolean {
+  return owner.channel === undefined || owner.channel === canonicalChannel(channel) || owner.channel === channel?.toLowerCase();
+}
+
+/** Is a DM key's peer (lowercased by the host) one of the owners, on the key's channel? */
+export function isOwnerPeer(owners: readonly OwnerId[], channel: string | undefined, peerId: string): boolean {
+  const peer = comparableId(peerId);
+  return owners.some((owner) => onChannel(owner, channel) && comparableId(owner.id) === peer);
+}
+
+/** Is this sender one of the owners, on the sender's channel? */
+export function isOwnerSender(owners: readonly OwnerId[], sender: Sender): boolean {
+  const fold = !CASE_SENSITIVE_CHANNELS.has(canonicalChannel(sender.channel) ?? "");
+  const id = comparableId(sender.id, fold);
+  return owners.some((owner) => onChannel(owner, sender.channel) && comparableId(owner.id, fold) === id);
 }
 
 /** Custom main keys: `session.mainKey` (honoured by older hosts; 2026.9.6 fixes the suffix to "main"). */

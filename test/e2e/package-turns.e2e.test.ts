@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPlugin } from "../../scripts/build-plugin.ts";
+import { buildPlugin } from "../../src/ops/build-plugin.ts";
 import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
 import { deepMerge, startGateway } from "./gateway.ts";

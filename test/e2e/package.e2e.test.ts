@@ -15,7 +15,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import JSON5 from "json5";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPlugin } from "../../scripts/build-plugin.ts";
+import { buildPlugin } from "../../src/ops/build-plugin.ts";
 import { runOpsScript } from "../unit/ops-run-script.ts";
 import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";

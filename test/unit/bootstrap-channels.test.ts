@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { currentSetup, pluginConfigured } from "../../src/bootstrap/channels.ts";
-import { explainWorkspace, formatExplanation } from "../../src/bootstrap/explain.ts";
+import { currentSetup, pluginConfigured } from "../../src/context/channels.ts";
+import { explainWorkspace, formatExplanation } from "../../src/ops/explain-workspace.ts";
 
 const workspaceDir = path.resolve(__dirname, "../../fixtures/workspace");
 

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { explainWorkspace, formatExplanation } from "../../src/bootstrap/explain.ts";
+import { explainWorkspace, formatExplanation } from "../../src/ops/explain-workspace.ts";
 
 const repo = path.resolve(__dirname, "../..");
 const workspaceDir = path.join(repo, "fixtures/workspace");

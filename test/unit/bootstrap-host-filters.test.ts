@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { explainWorkspace } from "../../src/bootstrap/explain.ts";
+import { explainWorkspace } from "../../src/ops/explain-workspace.ts";
 
 // The host-filter rows are what the e2e suite observed on each real gateway (HOOK_ASSUMPTIONS.md);
 // explain must predict per host version, not carry one version's filters over to another.

@@ -75,7 +75,7 @@ describe("ethos-context handler on the sample workspace", () => {
   });
 
   it("message:received captures the query synchronously (the gateway does not await it)", async () => {
-    const { ethosContextRuntime } = await import("../../src/context/runtime.ts");
+    const { ethosContextRuntime } = await import("../../src/hook-pack/memory-turns.ts");
     void handler(messageEvent("agent:main:main", "Where is Halcyon Drift moored these days?\n```\ncode\n```", "m2"));
     // No await between the call and the check: only the handler's synchronous prefix has run.
     const pending = ethosContextRuntime.sessions.peek("agent:main:main")?.pending;

@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { claimMemoryDelivery, pluginDeliveryClaim, releaseMemoryDelivery } from "../../src/context/delivery.ts";
-import { EthosContextRuntime } from "../../src/context/runtime.ts";
+import { EthosContextRuntime } from "../../src/hook-pack/memory-turns.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
 import type { MemoryContextDeps, RetrieverFactory } from "../../src/context/service.ts";
 import { MAX_STORED_KEY_CHARS } from "../../src/core/bounded-id.ts";

@@ -14,9 +14,9 @@ import type { OperatorCommand } from "../../src/ops/commands/command.ts";
 import { OPERATOR_COMMANDS } from "../../src/ops/commands/index.ts";
 import { rollback } from "../../src/ops/rollback.ts";
 import { collectStatus, formatStatus } from "../../src/ops/status.ts";
-import { CONTEXT_GROUP_DESCRIPTION, PACKAGE_COMMANDS, registerContextCommands } from "../../src/plugin-package/cli.ts";
-import type { CommandLike } from "../../src/plugin-package/cli.ts";
-import { CONTEXT_COMMAND } from "../../src/plugin-package/index.ts";
+import { CONTEXT_GROUP_DESCRIPTION, PACKAGE_COMMANDS, registerContextCommands } from "../../src/plugin/cli.ts";
+import type { CommandLike } from "../../src/plugin/cli.ts";
+import { CONTEXT_COMMAND } from "../../src/plugin/index.ts";
 import { REPO_ROOT, runOpsScript } from "./ops-run-script.ts";
 
 type Recorded = { name: string; description?: string; arguments: string[]; settings: string[]; action?: (args: string[]) => Promise<void> | void; children: Recorded[] };
@@ -121,7 +121,7 @@ describe("one command table, two entry points", () => {
   });
 
   it("the manifest's cliCommands and the registered descriptor name the same `context` command", () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "src/plugin-package/openclaw.plugin.json"), "utf8")) as { cliCommands: unknown[] };
+    const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "src/plugin/openclaw.plugin.json"), "utf8")) as { cliCommands: unknown[] };
     expect(manifest.cliCommands).toEqual([CONTEXT_COMMAND]);
     for (const command of PACKAGE_COMMANDS) expect(CONTEXT_COMMAND.description).toContain(command.name);
   });

@@ -214,8 +214,8 @@ describe("the hook pack (2026.3.x path): a rollback between install and uninstal
 
 describe("`openclaw context uninstall`: one more row of the package's command table", () => {
   it("is registered after the clone's commands, takes --config, and a bad option is exit 2 before anything runs", async () => {
-    const { PACKAGE_COMMANDS } = await import("../../src/plugin-package/cli.ts");
-    const { uninstallCommand } = await import("../../src/plugin-package/uninstall-command.ts");
+    const { PACKAGE_COMMANDS } = await import("../../src/plugin/cli.ts");
+    const { uninstallCommand } = await import("../../src/ops/commands/uninstall.ts");
     const { OPENCLAW_CONTEXT, runCommand } = await import("../../src/ops/commands/command.ts");
     expect(PACKAGE_COMMANDS.at(-1)).toBe(uninstallCommand);
     expect(uninstallCommand.help(OPENCLAW_CONTEXT)).toMatch(/^Usage: openclaw context uninstall \[--config <openclaw\.json>\]/);

@@ -1,4 +1,4 @@
-// The packaged plugin's entry (src/plugin-package/index.ts) against a recorded-shape plugin API:
+// The packaged plugin's entry (src/plugin/index.ts) against a recorded-shape plugin API:
 // what it registers per mode, version and switch, and what its agent:bootstrap hook does. The real
 // gateway path (install from the tarball, turns, `openclaw context status`) is test/e2e/package.e2e.test.ts.
 import fs from "node:fs";
@@ -7,15 +7,15 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { CONTEXT_COMMAND, register } from "../../src/plugin-package/index.ts";
-import type { PackageApi } from "../../src/plugin-package/index.ts";
-import { configView, parsePackageConfig } from "../../src/plugin-package/config.ts";
-import { packageSection } from "../../src/ops/package-status.ts";
-import { createTriageHook } from "../../src/plugin-package/triage-hook.ts";
+import { CONTEXT_COMMAND, register } from "../../src/plugin/index.ts";
+import type { PackageApi } from "../../src/plugin/index.ts";
+import { configView, parsePackageConfig } from "../../src/context/plugin-config.ts";
+import { packageSection } from "../../src/ops/plugin-status.ts";
+import { createTriageHook } from "../../src/plugin/triage-hook.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
 import { dayFileFor } from "../../src/capture/capture.ts";
-import { createPluginAdapter } from "../../plugin/adapter.ts";
-import { buildPlugin } from "../../scripts/build-plugin.ts";
+import { createPluginAdapter } from "../../src/plugin/turns.ts";
+import { buildPlugin } from "../../src/ops/build-plugin.ts";
 import { waitForFileContaining } from "../e2e/wait-file.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
 
@@ -258,7 +258,7 @@ describe("the compiled package depends on no second artifact", () => {
       const code = fs.readFileSync(path.join(await buildPlugin(out), "index.js"), "utf8");
       // The companion's handshake key (src/context/delivery.ts, plugin/index.js).
       expect(code).not.toContain("openclaw-context.memory-delivery");
-      // plugin/index.js's resolveBundleRoot: imports <pack>/plugin/adapter.ts, checks <pack>/src/context/service.ts.
+      // plugin/index.js's resolveBundleRoot: imports <pack>/src/plugin/turns.ts, checks <pack>/src/context/service.ts.
       expect(code).not.toContain("adapter.ts");
       expect(code).not.toContain("service.ts");
       // The triage path is compiled in.

@@ -2,9 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPluginAdapter } from "../../plugin/adapter.ts";
+import { createPluginAdapter } from "../../src/plugin/turns.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
-import { PLUGIN_ID } from "../../src/context/plugin-turn.ts";
+import { PLUGIN_ID } from "../../src/context/static-context.ts";
 import {
   carrierMessage,
   createRuntimeCarrierEngine,
@@ -15,7 +15,7 @@ import {
   memoryDeliveryFromConfig,
   memoryDeliveryFor,
   RUNTIME_CONTEXT_CUSTOM_TYPE,
-} from "../../src/context/runtime-carrier.ts";
+} from "../../src/context/carrier-engine.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
 import type { RetrieverFactory } from "../../src/context/service.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";

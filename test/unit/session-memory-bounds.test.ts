@@ -1,7 +1,7 @@
 import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { EthosContextRuntime } from "../../src/context/runtime.ts";
+import { EthosContextRuntime } from "../../src/hook-pack/memory-turns.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
 import type { RetrieverFactory } from "../../src/context/service.ts";
 import { MAX_STORED_KEY_CHARS } from "../../src/core/bounded-id.ts";

@@ -1,7 +1,7 @@
 // Benchmark only (bench/cache, arm "persisted-prepend"): the companion plugin's adapter, forced to
 // serve memory as prependContext on OpenClaw 2026.3.13, where the companion plugin stands aside
 // because the host writes prependContext into the transcript. It runs the installed hook pack's
-// plugin/adapter.ts, so the block is exactly the companion plugin's.
+// src/plugin/turns.ts, so the block is exactly the companion plugin's.
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";

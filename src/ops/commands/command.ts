@@ -1,5 +1,5 @@
 // One operator command, two entry points: `npm run <name> -- …` in a clone (scripts/<name>.ts) and
-// `openclaw context <name> …` from the installed plugin package (src/plugin-package/cli.ts). Both
+// `openclaw context <name> …` from the installed plugin package (src/plugin/cli.ts). Both
 // hand the command its raw arguments; only the invoking form in the help text differs.
 import { runMain } from "../cli.ts";
 

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { explainWorkspace, formatExplanation } from "../../bootstrap/explain.ts";
+import { explainWorkspace, formatExplanation } from "../explain-workspace.ts";
 import { loadOpenClawConfigFile } from "../../host/config-file.ts";
 import { printHelp } from "../cli.ts";
 import { resolveWorkspace } from "../paths.ts";

@@ -1,5 +1,5 @@
 // The operator commands, in the order `openclaw context --help` lists them. One row per command:
-// scripts/<name>.ts runs it for `npm run <name>`, src/plugin-package/cli.ts for `openclaw context <name>`.
+// scripts/<name>.ts runs it for `npm run <name>`, src/plugin/cli.ts for `openclaw context <name>`.
 import { backupCommand } from "./backup.ts";
 import { baselineCommand } from "./baseline.ts";
 import { checkToolsCommand } from "./check-tools.ts";
@@ -9,6 +9,7 @@ import { draftToolsCommand } from "./draft-tools.ts";
 import { explainCommand } from "./explain.ts";
 import { rollbackCommand } from "./rollback.ts";
 import { statusCommand } from "./status.ts";
+import { uninstallCommand } from "./uninstall.ts";
 
 export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   statusCommand,
@@ -20,3 +21,6 @@ export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   checkToolsCommand,
   compressWisdomCommand,
 ];
+
+/** `openclaw context …`: the operator commands, and the plugin's own uninstall (a clone uses npm run install-hooks -- --uninstall). */
+export const PLUGIN_COMMANDS: readonly OperatorCommand[] = [...OPERATOR_COMMANDS, uninstallCommand];

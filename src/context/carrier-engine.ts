@@ -1,5 +1,5 @@
 import { isObject } from "../host/events.ts";
-import type { OpenClawConfig } from "../host/events.ts";
+import { memoryDeliveryFor } from "./delivery.ts";
 
 // Memory as OpenClaw's own runtime-context carrier (2026.9+), through a pass-through context engine.
 //
@@ -19,8 +19,6 @@ import type { OpenClawConfig } from "../host/events.ts";
 // `systemPromptAddition`, built by the host's own helper.
 
 export const RUNTIME_CONTEXT_CUSTOM_TYPE = "openclaw.runtime-context";
-
-export type MemoryDelivery = "runtime-carrier" | "prepend-context";
 
 /** Loosely typed host message: the engine passes the host's own objects through untouched. */
 export type HostMessage = Record<string, unknown>;
@@ -50,72 +48,11 @@ export function carrierMessage(block: string, timestamp: number): CarrierMessage
   };
 }
 
-function normalizedClaudeId(modelId: string): string {
-  const lower = modelId.trim().toLowerCase();
-  const bare = (lower.startsWith("anthropic/") ? lower.slice("anthropic/".length) : lower).replace(/[._\s]+/g, "-");
-  return /(?:^|[-/])(claude-[^/]+)$/.exec(bare)?.[1] ?? bare;
-}
-
-/**
- * Models for which OpenClaw 2026.9.6 keeps runtime context append-only (`bindsClaudeThinkingPrefix`:
- * Claude Opus 5.5 and Fable 5.1): there carriers are not moved after the user message and our
- * carrier, which is never persisted, would vanish from the middle of the next request. prependContext
- * changes nothing before the previous user message, so it is the cheaper delivery for them.
- */
-export function keepsCarriersInHistory(modelId: string | undefined): boolean {
-  if (!modelId) return false;
-  const id = normalizedClaudeId(modelId);
-  return id === "opus-5-5" || /^claude-opus-5-5(?=$|[^a-z0-9])/.test(id) || /^claude-fable-5-1(?=$|[^a-z0-9])/.test(id);
-}
-
-/** The delivery rule, shared by the engine's assemble() and the plugin's before_prompt_build. */
-export function memoryDeliveryFor(input: { engineSelected: boolean; modelId: string | undefined }): MemoryDelivery {
-  return input.engineSelected && !keepsCarriersInHistory(input.modelId) ? "runtime-carrier" : "prepend-context";
-}
-
-/** `plugins.slots.contextEngine` as configured ("legacy" when unset). */
-export function configuredContextEngine(cfg: OpenClawConfig | undefined): string {
-  const plugins = isObject(cfg?.plugins) ? cfg.plugins : undefined;
-  const slots = isObject(plugins?.slots) ? plugins.slots : undefined;
-  const value = slots?.contextEngine;
-  return typeof value === "string" && value.trim() ? value.trim() : "legacy";
-}
-
-export type EngineSelection =
-  | { kind: "ours"; engineId: string }
-  | { kind: "not-selected"; engineId: "legacy" }
-  | { kind: "other"; engineId: string };
-
-export function engineSelection(cfg: OpenClawConfig | undefined, ourEngineId: string): EngineSelection {
-  const engineId = configuredContextEngine(cfg);
-  if (engineId === ourEngineId) return { kind: "ours", engineId };
-  if (engineId === "legacy") return { kind: "not-selected", engineId: "legacy" };
-  return { kind: "other", engineId };
-}
-
-/** One line for logs, status and explain: which channel carries the memory block, and why. */
-/** How an operator selects the companion's engine (the packaged plugin passes its own remedy). */
-export const COMPANION_SELECT_REMEDY = "run npm run install-hooks to select it";
-
-export function describeDelivery(selection: EngineSelection, ourEngineId: string, selectRemedy: string = COMPANION_SELECT_REMEDY): string {
-  switch (selection.kind) {
-    case "ours":
-      return `runtime-context carrier through context engine ${ourEngineId} (prependContext for Claude Opus 5.5 / Fable 5.1)`;
-    case "not-selected":
-      return `prependContext (plugins.slots.contextEngine is not ${ourEngineId}; ${selectRemedy})`;
-    case "other":
-      return `prependContext (context engine ${selection.engineId} is configured; only one engine can be active, so the plugin stands aside)`;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The engine
-
 export type CarrierBlockInput = { sessionKey: string; sessionId: string; prompt: string; workspaceDir: string; turnKey: string };
 
 export type EngineLog = { debug(fields: object, message: string): void; info(fields: object, message: string): void; warn(fields: object, message: string): void };
 
-export type RuntimeCarrierEngineDeps = {
+export type CarrierEngineDeps = {
   engineId: string;
   version?: string;
   workspaceDir?: string;
@@ -160,7 +97,7 @@ export function hostBuildsMemorySection(sessionKey: string | undefined): boolean
 /** Recently acknowledged commitTurn keys, so a host retry is answered "duplicate". */
 const COMMIT_KEYS_KEPT = 512;
 
-export function createRuntimeCarrierEngine(deps: RuntimeCarrierEngineDeps) {
+export function createCarrierEngine(deps: CarrierEngineDeps) {
   const now = deps.now ?? Date.now;
   const committed = new Set<string>();
   // The tool loop assembles again within one turn (same history length, maybe no prompt): same carrier.
@@ -240,22 +177,5 @@ export function createRuntimeCarrierEngine(deps: RuntimeCarrierEngineDeps) {
   };
 }
 
-export type RuntimeCarrierEngine = ReturnType<typeof createRuntimeCarrierEngine>;
+export type CarrierEngine = ReturnType<typeof createCarrierEngine>;
 
-/** `plugins.entries.<pluginId>` of openclaw.json, when it is an object. */
-export function pluginEntry(cfg: OpenClawConfig | undefined, pluginId: string): Record<string, unknown> | undefined {
-  const plugins = isObject(cfg?.plugins) ? cfg.plugins : undefined;
-  const entries = isObject(plugins?.entries) ? plugins.entries : undefined;
-  return isObject(entries?.[pluginId]) ? entries[pluginId] : undefined;
-}
-
-/**
- * Which delivery openclaw.json gives the memory block (for status and explain, read offline): the
- * companion plugin's carrier or prependContext, or the ethos-context hook's record when the plugin
- * is not configured (2026.3.13, or not installed).
- */
-export function memoryDeliveryFromConfig(cfg: OpenClawConfig | undefined, pluginId: string): string {
-  const entry = pluginEntry(cfg, pluginId);
-  if (!entry || entry.enabled === false || (isObject(cfg?.plugins) && cfg.plugins.enabled === false)) return "ethos-context hook: a record in Project Context (the companion plugin is not configured)";
-  return `companion plugin: ${describeDelivery(engineSelection(cfg, pluginId), pluginId)}`;
-}

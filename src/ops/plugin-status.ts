@@ -1,13 +1,14 @@
-// The installed plugin package (issue 18) as the status report sees it: is it installed (its entry in
+// The installed plugin as the status report sees it: is it installed (its entry in
 // openclaw.json, its folder under <state dir>/extensions), its switches, which channel carries memory.
 // Read from files, as the gateway will on its next start.
 import fs from "node:fs";
 import path from "node:path";
-import { engineSelection, pluginEntry } from "../context/runtime-carrier.ts";
+import { describeDelivery, engineSelection, pluginEntry } from "../context/delivery.ts";
 import { openClawStateDir } from "../core/paths.ts";
 import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
-import { PACKAGE_PLUGIN_ID, parsePackageConfig } from "../plugin-package/config.ts";
+import { parsePluginConfig } from "../context/plugin-config.ts";
+import { PLUGIN_ID } from "../host/ids.ts";
 
 export type PluginPackageStatus = {
   id: string;
@@ -20,19 +21,17 @@ export type PluginPackageStatus = {
 };
 
 /** The package's switches and memory channel (also `openclaw context status`'s first lines since the first slice). */
-export function packageSection(cfg: OpenClawConfig | undefined, pluginId = PACKAGE_PLUGIN_ID): string {
+export function packageSection(cfg: OpenClawConfig | undefined, pluginId = PLUGIN_ID): string {
   const entry = pluginEntry(cfg, pluginId);
-  const { config, error } = parsePackageConfig(entry?.config);
+  const { config, error } = parsePluginConfig(entry?.config);
   const selection = engineSelection(cfg, pluginId);
   const access = isObject(entry?.hooks) && entry.hooks.allowConversationAccess === true;
   const delivery =
-    selection.kind === "ours"
-      ? `runtime-context carrier through context engine ${pluginId}`
-      : access
-        ? `prependContext (plugins.slots.contextEngine is ${selection.engineId}, not ${pluginId})`
-        : `none (plugins.entries.${pluginId}.hooks.allowConversationAccess is not true and the context engine is not selected)`;
+    selection.kind === "ours" || access
+      ? describeDelivery(selection)
+      : `none (plugins.entries.${pluginId}.hooks.allowConversationAccess is not true and the context engine is not selected)`;
   return [
-    `Plugin package (${pluginId})`,
+    `Plugin (${pluginId})`,
     `  entry: ${entry ? (entry.enabled === false ? "disabled in plugins.entries" : "enabled in plugins.entries") : "not in plugins.entries (not installed with openclaw plugins install)"}`,
     `  switches: enabled ${config.enabled}, bootstrap ${config.bootstrap}, memory ${config.memory}${error ? ` (config error: ${error})` : ""}`,
     `  memory delivery: ${config.enabled && config.memory ? delivery : "off"}`,
@@ -40,7 +39,7 @@ export function packageSection(cfg: OpenClawConfig | undefined, pluginId = PACKA
 }
 
 /** The package, if openclaw.json has its entry or <state dir>/extensions holds its folder; else undefined. */
-export function pluginPackageStatus(cfg: OpenClawConfig | undefined, env: NodeJS.ProcessEnv = process.env, pluginId = PACKAGE_PLUGIN_ID): PluginPackageStatus | undefined {
+export function pluginPackageStatus(cfg: OpenClawConfig | undefined, env: NodeJS.ProcessEnv = process.env, pluginId = PLUGIN_ID): PluginPackageStatus | undefined {
   const entry = pluginEntry(cfg, pluginId);
   const dir = path.join(openClawStateDir(env), "extensions", pluginId);
   const installDir = fs.existsSync(path.join(dir, "openclaw.plugin.json")) ? dir : undefined;

@@ -6,15 +6,15 @@ import { classifySession } from "../session/classify.ts";
 import { sampleSessionKeys } from "../session/sample-keys.ts";
 import { SESSION_TYPES } from "../session/types.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
-import { applyBootstrapPolicy } from "./apply.ts";
-import type { BootstrapDecision } from "./apply.ts";
-import { estimateInjection, resolveBootstrapLimits } from "./budget.ts";
-import type { BootstrapLimits } from "./budget.ts";
-import { hostCoreFiles, hostDroppedNames, hostPreHookNames, hostVersionFor } from "./host-filters.ts";
-import { sessionContextFor } from "./run.ts";
-import { readWorkspaceFile } from "./workspace-read.ts";
-import { channelsFor, currentSetup, formatChannels } from "./channels.ts";
-import type { ChannelRow, HostSetup } from "./channels.ts";
+import { applyBootstrapPolicy } from "../bootstrap/apply.ts";
+import type { BootstrapDecision } from "../bootstrap/apply.ts";
+import { estimateInjection, resolveBootstrapLimits } from "../bootstrap/budget.ts";
+import type { BootstrapLimits } from "../bootstrap/budget.ts";
+import { hostCoreFiles, hostDroppedNames, hostPreHookNames, hostVersionFor } from "../bootstrap/host-filters.ts";
+import { sessionContextFor } from "../bootstrap/run.ts";
+import { readWorkspaceFile } from "../bootstrap/workspace-read.ts";
+import { channelsFor, currentSetup, formatChannels } from "../context/channels.ts";
+import type { ChannelRow, HostSetup } from "../context/channels.ts";
 
 /** Core reads its own files with a 2 MiB guard; we mirror it for the simulation. */
 const CORE_READ_CAP_BYTES = 2 * 1024 * 1024;
@@ -113,11 +113,11 @@ export async function explainWorkspace(options: ExplainOptions): Promise<Explana
   const { owners, mainKeys } = context;
   const policy = options.hostVersion ? { ...context.policy, hostVersion: options.hostVersion } : context.policy;
   // Without configured owners, a sample owner id stands in so PRIVATE_DM can be shown.
-  const ownerIds = owners.ids.size > 0 ? owners.ids : new Set([SAMPLE_OWNER_ID]);
+  const ownerIds = owners.owners.length > 0 ? owners.owners : [{ id: SAMPLE_OWNER_ID }];
   const hostVersion = options.hostVersion ?? hostVersionFor(policy.hostVersion, options.cfg);
   const keys = options.sessionKey
     ? [options.sessionKey]
-    : SESSION_TYPES.map((type) => sampleSessionKeys([...ownerIds][0])[type]);
+    : SESSION_TYPES.map((type) => sampleSessionKeys(ownerIds[0]!.id.toLowerCase(), ownerIds[0]!.channel)[type]);
 
   const sessions: SessionExplanation[] = [];
   let limits = resolveBootstrapLimits(options.cfg, "main");
@@ -160,13 +160,13 @@ export async function explainWorkspace(options: ExplainOptions): Promise<Explana
         filesByVersion: { "2026.3.13": names(old[i]!.injected), "2026.9.6": names(nine[i]!.injected) },
       }),
     );
-    channels = { current: currentSetup(hostVersion, options.cfg), rows };
+    channels = { current: currentSetup(hostVersion), rows };
   }
   return {
     workspaceDir: options.workspaceDir,
     hostVersion,
     limits,
-    ownerSource: owners.ids.size > 0 ? owners.source : `none (sample owner id ${SAMPLE_OWNER_ID} used for PRIVATE_DM)`,
+    ownerSource: owners.owners.length > 0 ? owners.source : `none (sample owner id ${SAMPLE_OWNER_ID} used for PRIVATE_DM)`,
     configOk: policy.configOk,
     ...(policy.configError ? { configError: policy.configError } : {}),
     sessions,

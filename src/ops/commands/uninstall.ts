@@ -1,14 +1,14 @@
 // `openclaw context uninstall`: the plugin takes itself out. OpenClaw's `plugins uninstall`, then
-// openclaw.json back to its bytes before `npm run install-package` (src/ops/package-install.ts).
+// openclaw.json back to its bytes before `npm run install-hooks` (src/ops/install.ts).
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { resolveOpenClawConfigPath } from "../host/config-file.ts";
-import { findOpenClawCli } from "../ops/openclaw-cli.ts";
-import { uninstallPackage } from "../ops/package-install.ts";
-import { CheckFailedError, printHelp } from "../ops/cli.ts";
-import { usage } from "../ops/commands/command.ts";
-import type { OperatorCommand } from "../ops/commands/command.ts";
+import { resolveOpenClawConfigPath } from "../../host/config-file.ts";
+import { findOpenClawCli } from "../openclaw-cli.ts";
+import { uninstallPlugin } from "../install.ts";
+import { CheckFailedError, printHelp } from "../cli.ts";
+import { usage } from "./command.ts";
+import type { OperatorCommand } from "./command.ts";
 
 export async function runUninstall(options: { config?: string }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const configPath = path.resolve(options.config ?? resolveOpenClawConfigPath(env));
@@ -17,22 +17,22 @@ export async function runUninstall(options: { config?: string }, env: NodeJS.Pro
   const cli = entry && fs.existsSync(entry) ? entry : findOpenClawCli({ ...env, OPENCLAW_CLI: undefined });
   if (!cli) throw new Error("the openclaw CLI was not found (put openclaw on PATH)");
   const log = (line: string) => process.stdout.write(`- ${line}\n`);
-  const report = await uninstallPackage({ bundleRoot: path.dirname(configPath), workspace: path.dirname(configPath) /* the package unit uses no workspace */, configPath, mode: "pack", cli, log, env });
+  const report = await uninstallPlugin({ bundleRoot: path.dirname(configPath), workspace: path.dirname(configPath) /* the plugin unit uses no workspace */, configPath, mode: "pack", cli, log, env });
   for (const step of report.steps) log(step);
   if (report.leftovers.length > 0) throw new CheckFailedError(`uninstall incomplete; remove these by hand:\n  - ${report.leftovers.join("\n  - ")}`);
   process.stdout.write("Uninstalled. Restart the gateway: it keeps the plugin it has loaded until then.\n");
   return 0;
 }
 
-/** Only in the package (`openclaw context uninstall`); a clone uses `npm run install-package -- --uninstall`. */
+/** Only in the plugin (`openclaw context uninstall`); a clone uses `npm run install-hooks -- --uninstall`. */
 export const uninstallCommand: OperatorCommand = {
   name: "uninstall",
   messageName: "uninstall",
-  summary: "openclaw plugins uninstall openclaw-context, then openclaw.json back byte for byte as before npm run install-package (comments included)",
+  summary: "openclaw plugins uninstall openclaw-context, then openclaw.json back byte for byte as before npm run install-hooks (comments included)",
   help: (invocation) => `${usage(invocation, "uninstall", "[--config <openclaw.json>]")}
 
 Runs \`openclaw plugins uninstall openclaw-context --force\`, then puts openclaw.json back exactly as
-it was before \`npm run install-package\` (comments included) when nothing but this plugin's keys
+it was before \`npm run install-hooks\` (comments included) when nothing but this plugin's keys
 changed since; otherwise only this plugin's keys are removed and the pre-install file is saved next
 to it. Restart the gateway afterwards: it keeps the plugin it has loaded until then.
 

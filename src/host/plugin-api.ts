@@ -1,0 +1,74 @@
+// The part of OpenClaw's plugin API the plugin uses, in one declaration. Names follow the host's
+// own types (2026.9.6 `dist/hook-runner-global-*.d.ts`: PluginHookAgentContext,
+// PluginHookBeforePromptBuildEvent / Result; `dist/plugin-entry-*.d.ts`: OpenClawPluginApi). The
+// plugin has no `openclaw` dependency to import them from, and the host may omit any field, so every
+// field is optional and read through type guards.
+import type { OpenClawConfig } from "./events.ts";
+
+/** `api.logger` (lines reach OpenClaw's own log, prefixed by the host). */
+export type HostLogger = {
+  debug?: (message: string) => void;
+  info: (message: string) => void;
+  warn: (message: string) => void;
+  error: (message: string) => void;
+};
+
+/** PluginHookAgentContext: what `before_prompt_build` gets as its second argument. */
+export type PromptBuildContext = {
+  runId?: string;
+  agentId?: string;
+  sessionKey?: string;
+  sessionId?: string;
+  workspaceDir?: string;
+  modelId?: string;
+  messageProvider?: string;
+  /** Channel id for channel-originated runs, e.g. `telegram`. */
+  channel?: string;
+  accountId?: string;
+  chatId?: string;
+  /** Sender identity for channel-originated runs, when available. */
+  senderId?: string;
+  /** "user" | "heartbeat" | "cron" | …; a subagent run says "user" (recognised by its key). */
+  trigger?: string;
+  channelId?: string;
+  /** Resolved effective context-token budget after model/config/agent caps. */
+  contextTokenBudget?: number;
+};
+
+/** PluginHookBeforePromptBuildEvent. */
+export type PromptBuildEvent = { prompt?: unknown; currentUserMessage?: unknown; currentUserMessageId?: unknown; messages?: unknown };
+
+/** PluginHookBeforePromptBuildResult (the fields we return). */
+export type PromptBuildResult = { prependContext?: string; appendSystemContext?: string };
+
+/** What a context-engine factory gets (2026.9.6). */
+export type ContextEngineFactoryContext = { workspaceDir?: string } | undefined;
+
+/** commander's Command, as far as `openclaw <name> …` registration needs it. */
+export type CommandLike = {
+  command(name: string): CommandLike;
+  description(text: string): CommandLike;
+  argument(spec: string, description?: string): CommandLike;
+  helpOption(flags: false): CommandLike;
+  allowUnknownOption(): CommandLike;
+  allowExcessArguments(): CommandLike;
+  action(handler: (args: string[]) => Promise<void> | void): CommandLike;
+};
+
+export type CliDescriptor = { name: string; description: string; hasSubcommands: boolean };
+
+/** OpenClawPluginApi, the part we use. */
+export type PluginApi = {
+  id?: string;
+  config?: OpenClawConfig;
+  pluginConfig?: unknown;
+  logger?: HostLogger;
+  /** Throws while OpenClaw only collects CLI commands ("cli-metadata"). */
+  runtime?: { version?: string };
+  /** "full" in the gateway and for a CLI command's run; "discovery" the gateway's second registration; "cli-metadata" etc. */
+  registrationMode?: string;
+  registerHook?(events: string[], handler: (event: unknown) => Promise<void>, opts: { name: string; description?: string }): void;
+  registerCli?(registrar: (ctx: { program: unknown }) => void, opts: { descriptors: CliDescriptor[] }): void;
+  registerContextEngine?(id: string, factory: (ctx: ContextEngineFactoryContext) => Promise<unknown>): void;
+  on?(hook: string, handler: (event: unknown, ctx: unknown) => Promise<unknown>): void;
+};
