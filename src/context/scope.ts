@@ -21,7 +21,7 @@ export type RetrievalScope =
 function matchGroup(classification: SessionClassification, groups: readonly GroupScope[]): GroupScope | undefined {
   if (classification.peerId === undefined) return undefined;
   const peer = comparableId(classification.peerId);
-  if (!peer) return undefined;
+  if (!peer.trim()) return undefined;
   return groups.find(
     (group) =>
       comparableId(group.peerId) === peer &&

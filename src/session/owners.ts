@@ -73,14 +73,15 @@ export function comparableId(value: string, foldCase = true): string {
  */
 export function ownerFromEntry(entry: unknown, channel?: string): OwnerId | undefined {
   if (typeof entry === "number" && Number.isFinite(entry)) return { channel, id: String(entry) };
-  if (typeof entry !== "string" || entry.length === 0 || entry === "*") return undefined;
-  if (channel !== undefined) return { channel, id: entry };
+  if (typeof entry !== "string" || entry.trim().length === 0 || entry === "*") return undefined;
   const colon = entry.indexOf(":");
   const qualifier = colon > 0 ? canonicalChannel(entry.slice(0, colon)) : undefined;
+  // In a channel's own list an entry names that channel's user ("tg:222" in channels.telegram too).
+  if (channel !== undefined && qualifier !== channel) return { channel, id: entry };
   if (!qualifier) return { id: entry };
   const rest = entry.slice(colon + 1);
   const id = /^user:./i.test(rest) ? rest.slice(5) : rest;
-  return id.length > 0 && id !== "*" ? { channel: qualifier, id } : undefined;
+  return id.trim().length > 0 && id !== "*" ? { channel: qualifier, id } : undefined;
 }
 
 function collect(list: unknown, into: OwnerId[], channel?: string): boolean {
@@ -97,7 +98,7 @@ function collect(list: unknown, into: OwnerId[], channel?: string): boolean {
 export function ownersFrom(entries: Iterable<string | OwnerId>): OwnerId[] {
   const owners: OwnerId[] = [];
   for (const entry of entries) {
-    const owner = typeof entry === "string" ? ownerFromEntry(entry) : entry;
+    const owner = typeof entry === "object" && entry !== null && typeof entry.id === "string" ? entry : ownerFromEntry(entry);
     if (owner) owners.push(owner);
   }
   return owners;
@@ -141,12 +142,14 @@ function onChannel(owner: OwnerId, channel: string | undefined): boolean {
 
 /** Is a DM key's peer (lowercased by the host) one of the owners, on the key's channel? */
 export function isOwnerPeer(owners: readonly OwnerId[], channel: string | undefined, peerId: string): boolean {
+  if (!peerId.trim()) return false;
   const peer = comparableId(peerId);
   return owners.some((owner) => onChannel(owner, channel) && comparableId(owner.id) === peer);
 }
 
 /** Is this sender one of the owners, on the sender's channel? */
 export function isOwnerSender(owners: readonly OwnerId[], sender: Sender): boolean {
+  if (!sender.id.trim()) return false;
   const fold = !CASE_SENSITIVE_CHANNELS.has(canonicalChannel(sender.channel) ?? "");
   const id = comparableId(sender.id, fold);
   return owners.some((owner) => onChannel(owner, sender.channel) && comparableId(owner.id, fold) === id);

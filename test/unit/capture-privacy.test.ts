@@ -3,8 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { startInboundTriage } from "../../src/capture/inbound.ts";
-import { EthosContextRuntime } from "../../src/hook-pack/memory-turns.ts";
+import { HookPack } from "../../src/hook-pack/service.ts";
 import { dayFileFor } from "../../src/capture/capture.ts";
 import type { MessageReceivedEvent } from "../../src/host/events.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
@@ -16,12 +15,12 @@ const OWNER = "4242";
 const REMEMBER = "Remember that my locker code is 4312";
 
 let ws: string;
-let runtime: EthosContextRuntime;
+let runtime: HookPack;
 beforeEach(() => {
   ws = fs.mkdtempSync(path.join(os.tmpdir(), "capture-privacy-"));
   setLogDestination({ write: () => true } as never);
   const cfg = { agents: { defaults: { workspace: ws } }, hooks: { internal: { entries: { "ethos-context": { scope: { ownerIds: [OWNER] } } } } } };
-  runtime = new EthosContextRuntime({ loadOpenClawConfig: () => cfg });
+  runtime = new HookPack({ loadOpenClawConfig: () => cfg });
 });
 afterEach(() => {
   setLogDestination(undefined);
@@ -30,8 +29,8 @@ afterEach(() => {
 
 async function send(sessionKey: string, text = REMEMBER): Promise<void> {
   const event = webchatMessageEvent(sessionKey, text, `m-${sessionKey}`) as unknown as MessageReceivedEvent;
-  const turn = runtime.classifyMessage(event);
-  await startInboundTriage(event, runtime, turn);
+  const cfg = runtime.cfgForMessage();
+  await runtime.context.triage(event, runtime.context.messageTurn(event, cfg), cfg);
 }
 const dayFile = () => dayFileFor(ws, new Date());
 const written = () => (fs.existsSync(dayFile()) ? fs.readFileSync(dayFile(), "utf8") : "");

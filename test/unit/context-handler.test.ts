@@ -75,10 +75,10 @@ describe("ethos-context handler on the sample workspace", () => {
   });
 
   it("message:received captures the query synchronously (the gateway does not await it)", async () => {
-    const { ethosContextRuntime } = await import("../../src/hook-pack/memory-turns.ts");
+    const { hookPack } = await import("../../src/hook-pack/service.ts");
     void handler(messageEvent("agent:main:main", "Where is Halcyon Drift moored these days?\n```\ncode\n```", "m2"));
     // No await between the call and the check: only the handler's synchronous prefix has run.
-    const pending = ethosContextRuntime.sessions.peek("agent:main:main")?.pending;
+    const pending = hookPack.sessions.peek("agent:main:main")?.pending;
     expect(pending?.query).toBe("Where is Halcyon Drift moored these days?");
     expect(pending?.retrieval).toBeInstanceOf(Promise); // workspace known from the last bootstrap: started already
   });

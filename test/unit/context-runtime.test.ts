@@ -4,9 +4,10 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
-import { EthosContextRuntime, upsertMemoryRecord } from "../../src/hook-pack/memory-turns.ts";
+import { upsertMemoryRecord } from "../../src/hook-pack/memory-turns.ts";
+import { HookPack } from "../../src/hook-pack/service.ts";
 import { configuredWorkspace } from "../../src/context/workspace.ts";
-import type { RetrieverFactory } from "../../src/hook-pack/memory-turns.ts";
+import type { RetrieverFactory } from "../../src/context/service.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { setLogDestination } from "../../src/core/log.ts";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../../src/host/ids.ts";
@@ -53,8 +54,8 @@ const factory: RetrieverFactory = ({ source, workspaceDir }) => ({
   },
 });
 
-function runtime(options: Partial<ConstructorParameters<typeof EthosContextRuntime>[0]> = {}) {
-  return new EthosContextRuntime({ loadOpenClawConfig: cfg, now: () => now, createRetriever: factory, ...options });
+function runtime(options: Partial<ConstructorParameters<typeof HookPack>[0]> = {}) {
+  return new HookPack({ loadOpenClawConfig: cfg, now: () => now, createRetriever: factory, ...options });
 }
 
 function message(sessionKey: string, content: string, messageId = `m${now}`): MessageReceivedEvent {
@@ -157,16 +158,19 @@ describe("same-turn injection", () => {
     expect(calls).toHaveLength(1);
   });
 
-  it("knows the workspace for message-time work once a bootstrap was seen (or config states it)", async () => {
+  it("learns the agent's workspace from an operator's bootstrap only, never from a group's sandbox (issue 24)", async () => {
     const rt = runtime();
-    expect(rt.workspaceForMessage(message(MAIN, "anything at all here"))).toBeUndefined();
+    const roster = { agents: { list: [{ id: "main" }] } }; // config states no workspace for main
+    expect(rt.context.workspaces.forAgent("main", roster)).toBeUndefined();
+    const sandbox = fs.mkdtempSync(path.join(os.tmpdir(), "ctx-sandbox-"));
+    await rt.onAgentBootstrap(bootstrap(GROUP, coreFiles(), sandbox));
+    expect(rt.context.workspaces.forAgent("main", roster)).toBeUndefined();
     await rt.onAgentBootstrap(bootstrap(MAIN));
-    expect(rt.workspaceForMessage(message(MAIN, "anything at all here"))).toBeUndefined(); // no message claimed yet
-    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
-    await rt.onAgentBootstrap(bootstrap(MAIN));
-    expect(rt.workspaceForMessage(message(GROUP, "anything at all here"))).toBe(ws);
-    agentsConfig = { defaults: { workspace: "/configured/ws" } };
-    expect(runtime().workspaceForMessage(message(MAIN, "anything at all here"))).toBe("/configured/ws");
+    expect(rt.context.workspaces.forAgent("main", roster)).toBe(ws);
+    await rt.onAgentBootstrap(bootstrap(GROUP, coreFiles(), sandbox));
+    expect(rt.context.workspaces.forAgent("main", roster)).toBe(ws);
+    expect(runtime().context.workspaces.forAgent("main", { agents: { defaults: { workspace: "/configured/ws" } } })).toBe("/configured/ws");
+    fs.rmSync(sandbox, { recursive: true, force: true });
   });
 
   it("a run without a user message (heartbeat, agent RPC) gets nothing", async () => {
@@ -299,7 +303,7 @@ describe("privacy scope", () => {
     expect(calls.map((c) => c.source)).toEqual([`group:${groupDir}`]);
 
     hookConfig = { scope: { groups: [{ peerId: "-100777", memoryDir: path.join(ws, "memory") }] } };
-    const real = new EthosContextRuntime({ loadOpenClawConfig: cfg, now: () => now });
+    const real = new HookPack({ loadOpenClawConfig: cfg, now: () => now });
     real.onMessageReceived(message(GROUP, "What's my sailboat called and where is it moored?"));
     expect(await real.onAgentBootstrap(bootstrap(GROUP))).toBeUndefined();
     expect(logs.some((l) => l.includes("group memoryDir overlaps"))).toBe(true);
@@ -350,7 +354,7 @@ describe("replaceable block layout (context assembler)", () => {
 });
 
 describe("block composer (context assembler wiring)", () => {
-  const ask = async (rt: EthosContextRuntime) => {
+  const ask = async (rt: HookPack) => {
     rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
     return ourRecords(await rt.onAgentBootstrap(bootstrap(MAIN)))[0]?.content;
   };

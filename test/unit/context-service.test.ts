@@ -4,8 +4,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
-import { claimMemoryDelivery, pluginDeliveryClaim, releaseMemoryDelivery } from "../../src/context/delivery.ts";
-import { EthosContextRuntime } from "../../src/hook-pack/memory-turns.ts";
+import { HookPack } from "../../src/hook-pack/service.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
 import type { MemoryContextDeps, RetrieverFactory } from "../../src/context/service.ts";
 import { MAX_STORED_KEY_CHARS } from "../../src/core/bounded-id.ts";
@@ -57,7 +56,7 @@ const factory: RetrieverFactory = () => ({
   },
 });
 const deps = (extra: MemoryContextDeps = {}): MemoryContextDeps => ({ createRetriever: factory, composeBlock: null, now: () => clock, ...extra });
-const runtime = (extra: MemoryContextDeps = {}) => new EthosContextRuntime({ ...deps(extra), loadOpenClawConfig: cfg });
+const runtime = (extra: MemoryContextDeps = {}) => new HookPack({ ...deps(extra), loadOpenClawConfig: cfg });
 
 function message(content: unknown, messageId: string): MessageReceivedEvent {
   return { type: "message", action: "received", sessionKey: MAIN, context: { content, messageId, channelId: "webchat" }, messages: [] };
@@ -79,7 +78,6 @@ beforeEach(() => {
 });
 afterEach(async () => {
   vi.useRealTimers();
-  releaseMemoryDelivery();
   await flushContextFileWrites();
   setLogDestination(undefined);
 });
@@ -240,31 +238,5 @@ describe("issue 11 item 10: session state is capped by key length and total byte
     expect(states.storedBytes()).toBeLessThanOrEqual(64 * 1024 + 8 * 1024);
     expect(states.size).toBeLessThan(300);
     expect(states.peek(`agent:main:telegram:direct:299:${"k".repeat(200)}`)).toBeDefined();
-  });
-});
-
-describe("no double injection", () => {
-  it("while the plugin claims delivery, the hook adds no record and starts no search", async () => {
-    claimMemoryDelivery({ pluginId: "openclaw-context-companion", hostVersion: "2026.9.6" });
-    expect(pluginDeliveryClaim()?.owner).toBe("plugin");
-    const rt = runtime();
-    rt.onMessageReceived(message("What is my sailboat called?", "m1"));
-    const received = bootstrap();
-    expect(await rt.onAgentBootstrap(received)).toBeUndefined();
-    expect(queries).toEqual([]);
-    // The hook still reads its config, so a bad key is still reported in its own log.
-    hookConfig = { serchTopK: 5 };
-    await rt.onAgentBootstrap(bootstrap());
-    expect(logs.some((line) => line.includes("serchTopK"))).toBe(true);
-    hookConfig = {};
-    releaseMemoryDelivery();
-    rt.onMessageReceived(message("What is my sailboat called?", "m2"));
-    expect(record(await rt.onAgentBootstrap(bootstrap()))?.content).toContain(SAILBOAT.text);
-  });
-
-  it("the plugin entry uses the same claim key as src/context/delivery.ts", () => {
-    const entry = fs.readFileSync(path.resolve(__dirname, "..", "..", "plugin", "index.js"), "utf8");
-    expect(entry).toContain('Symbol.for("openclaw-context.memory-delivery")');
-    expect(fs.readFileSync(path.resolve(__dirname, "..", "..", "src", "context", "delivery.ts"), "utf8")).toContain('Symbol.for("openclaw-context.memory-delivery")');
   });
 });

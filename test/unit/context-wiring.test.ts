@@ -55,11 +55,12 @@ const corrections = () => path.join(ws, "CORRECTIONS.md");
 
 describe("ethos-context with triage and the context assembler", () => {
   it("does not triage group messages", async () => {
-    const { startInboundTriage } = await import("../../src/capture/inbound.ts");
-    const { ethosContextRuntime } = await import("../../src/hook-pack/memory-turns.ts");
+    const { hookPack } = await import("../../src/hook-pack/service.ts");
     const event = messageEvent("agent:main:telegram:group:-100777", "You forgot, I already told you the boat moved to slip 22", "g1");
-    expect(ethosContextRuntime.operatorWorkspaceForMessage(event as never)).toBeUndefined();
-    await startInboundTriage(event as never, ethosContextRuntime);
+    const cfg = hookPack.cfgForMessage();
+    const turn = hookPack.context.messageTurn(event as never, cfg);
+    expect(hookPack.context.captureWorkspace(turn, cfg)).toBeUndefined();
+    await hookPack.context.triage(event as never, turn, cfg);
     expect(fs.existsSync(corrections())).toBe(false);
   });
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { DEFAULT_POLICY, fileSetFor } from "../../src/bootstrap/policy.ts";
 import { classifySession } from "../../src/session/classify.ts";
-import { resolveMainKeys, resolveOwnerIds } from "../../src/session/owners.ts";
+import { resolveMainKeys, resolveOwners } from "../../src/session/owners.ts";
 import type { SessionType } from "../../src/session/types.ts";
 import { CORE_NAMES } from "./hardening/bootstrap-events.ts";
 
@@ -41,7 +41,7 @@ const prototypeSnapshot = () => JSON.stringify([Object.getOwnPropertyNames(Objec
 describe("fuzzed session keys", () => {
   it(`${KEYS} keys: classify and pick a file set without throwing; non-owner sets never hold USER.md or MEMORY.md`, () => {
     const before = prototypeSnapshot();
-    const owners = resolveOwnerIds({ commands: { ownerAllowFrom: ["telegram:111", "k777"] } }).ids;
+    const owners = resolveOwners({ commands: { ownerAllowFrom: ["telegram:111", "k777"] } }).owners;
     const keys = fc.sample(sessionKey, { seed: SEED, numRuns: KEYS });
     let nonOwner = 0;
     for (const key of keys) {
@@ -124,7 +124,7 @@ describe("fuzzed agent:bootstrap events", () => {
       await handler(hookEvent); // a rejection fails the test
       const plainCfg = sample.throwingCfg || typeof sample.cfg !== "object" || sample.cfg === null ? undefined : (sample.cfg as never);
       const type = classifySession(typeof sample.sessionKey === "string" ? sample.sessionKey : undefined, {
-        ownerIds: resolveOwnerIds(plainCfg).ids,
+        ownerIds: resolveOwners(plainCfg).owners,
         mainKeys: resolveMainKeys(plainCfg),
       }).type;
       if (NON_OWNER.has(type) && Array.isArray(context.bootstrapFiles)) {

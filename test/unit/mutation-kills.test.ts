@@ -21,7 +21,7 @@ import {
   withFileLock,
 } from "../../src/fs/lock.ts";
 import { classifySession, keyShapeOf, resetClassifierWarnings } from "../../src/session/classify.ts";
-import { foldId, resolveMainKeys, resolveOwnerIds } from "../../src/session/owners.ts";
+import { resolveMainKeys, resolveOwners } from "../../src/session/owners.ts";
 import { sampleSessionKeys } from "../../src/session/sample-keys.ts";
 import { SESSION_TYPES } from "../../src/session/types.ts";
 import { bootstrapEvent, hostList, namesOf } from "./hardening/bootstrap-events.ts";
@@ -179,25 +179,21 @@ describe("sample-keys.ts", () => {
 });
 
 describe("owners.ts", () => {
-  it("trims runs of blanks at both ends", () => {
-    expect(foldId("\t\n 4242 42 \r\n")).toBe("4242 42");
-  });
-
   it("names only the lists that contributed an id, never the caller's", () => {
     const cfg = {
       hooks: { internal: { entries: { "aci-bootstrap": { ownerIds: ["*"] } } } },
       commands: { ownerAllowFrom: ["telegram:1"] },
     };
-    expect(resolveOwnerIds(cfg as never, ["9"])).toMatchObject({ source: "owner-lists", lists: ["commands.ownerAllowFrom"] });
-    expect(resolveOwnerIds({} as never, ["9"]).lists).toEqual([]);
+    expect(resolveOwners(cfg as never, ["9"])).toMatchObject({ source: "owner-lists", lists: ["commands.ownerAllowFrom"] });
+    expect(resolveOwners({} as never, ["9"]).lists).toEqual([]);
   });
 
   it("channel allowlists skip entries that are not objects", () => {
     const cfg = { channels: { a: null, b: { allowFrom: ["7"], accounts: { x: null, y: { allowFrom: ["8"] } } } } };
-    const got = resolveOwnerIds(cfg as never);
-    expect([...got.ids].sort()).toEqual(["7", "8"]);
+    const got = resolveOwners(cfg as never);
+    expect(got.owners).toEqual([{ channel: "b", id: "7" }, { channel: "b", id: "8" }]);
     expect(got).toMatchObject({ source: "channels.allowFrom", lists: ["channels.allowFrom"] });
-    expect(resolveOwnerIds({} as never)).toEqual({ ids: new Set(), source: "none", lists: [] });
+    expect(resolveOwners({} as never)).toEqual({ owners: [], source: "none", lists: [] });
   });
 
   it("main keys: a custom one is trimmed and lower-cased, a blank one ignored", () => {

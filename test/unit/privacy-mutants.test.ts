@@ -8,7 +8,7 @@ import { DEFAULT_POLICY, fileSetFor, policyFromConfig, aciBootstrapConfigSchema 
 import { isSafeGroupMemoryDir } from "../../src/context/scope.ts";
 import { ownerPathFor, parseOwner, withFileLock } from "../../src/fs/lock.ts";
 import { classifySession, resetClassifierWarnings } from "../../src/session/classify.ts";
-import { foldId, ownerIdsFromEntry, resolveOwnerIds } from "../../src/session/owners.ts";
+import { ownerFromEntry, resolveOwners } from "../../src/session/owners.ts";
 import { bootstrapEvent, hostList, namesOf } from "./hardening/bootstrap-events.ts";
 
 // Mutants that survived the unit suite in issue 20 (Stryker, `npm run mutation`), each one a change
@@ -104,33 +104,34 @@ describe("classify.ts: DMs and groups deeper in the key than core builds them", 
 });
 
 describe("owners.ts: owner ids", () => {
-  it("trims only the ends of an id (mutant: `^` anchor dropped)", () => {
-    expect(foldId("  4242 42 ")).toBe("4242 42");
+  it("trims nothing: an id with blanks is another id (issue 24)", () => {
     const spaced = classifySession("agent:main:telegram:direct:4242 42", owners);
     expect(spaced.type).toBe("EXTERNAL_DM");
-    expect(classifySession("agent:main:telegram:direct: 424242", owners).type).toBe("PRIVATE_DM");
+    expect(classifySession("agent:main:telegram:direct: 424242", owners).type).toBe("EXTERNAL_DM");
+    expect(classifySession("agent:main:telegram:direct:424242", owners).type).toBe("PRIVATE_DM");
   });
 
   it('"*", NaN and ±Infinity identify nobody', () => {
-    expect(ownerIdsFromEntry("*")).toEqual([]);
-    expect(ownerIdsFromEntry(" * ")).toEqual([]);
-    expect(ownerIdsFromEntry(Number.NaN)).toEqual([]);
-    expect(ownerIdsFromEntry(Number.POSITIVE_INFINITY)).toEqual([]);
-    expect(ownerIdsFromEntry(Number.NEGATIVE_INFINITY)).toEqual([]);
-    expect(ownerIdsFromEntry(424242)).toEqual(["424242"]);
+    expect(ownerFromEntry("*")).toBeUndefined();
+    expect(ownerFromEntry(Number.NaN)).toBeUndefined();
+    expect(ownerFromEntry(Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(ownerFromEntry(Number.NEGATIVE_INFINITY)).toBeUndefined();
+    expect(ownerFromEntry(424242)).toEqual({ id: "424242" });
+    expect(ownerFromEntry("telegram:*")).toBeUndefined();
     const cfg = { commands: { ownerAllowFrom: ["*", Number.NaN, Number.POSITIVE_INFINITY] } };
-    expect(resolveOwnerIds(cfg as never).ids.size).toBe(0);
+    expect(resolveOwners(cfg as never).owners).toEqual([]);
     for (const peer of ["*", "NaN", "Infinity"]) {
-      expect(classifySession(`agent:main:telegram:direct:${peer}`, { ownerIds: resolveOwnerIds(cfg as never).ids }).type).toBe("EXTERNAL_DM");
+      expect(classifySession(`agent:main:telegram:direct:${peer}`, { ownerIds: resolveOwners(cfg as never).owners }).type).toBe("EXTERNAL_DM");
     }
   });
 
-  it('a prefix needs a name: ":123" does not make 123 an owner, "telegram:123" does', () => {
-    expect(ownerIdsFromEntry(":123")).toEqual([":123"]);
-    expect(ownerIdsFromEntry("telegram:")).toEqual(["telegram:"]);
-    expect(ownerIdsFromEntry("telegram:123")).toEqual(["telegram:123", "123"]);
-    const ids = resolveOwnerIds({ commands: { ownerAllowFrom: [":123"] } } as never).ids;
-    expect(classifySession("agent:main:telegram:direct:123", { ownerIds: ids }).type).toBe("EXTERNAL_DM");
+  it('a prefix needs a known channel: ":123" and "foo:123" are whole ids, "telegram:123" is 123 on Telegram', () => {
+    expect(ownerFromEntry(":123")).toEqual({ id: ":123" });
+    expect(ownerFromEntry("foo:123")).toEqual({ id: "foo:123" });
+    expect(ownerFromEntry("telegram:")).toBeUndefined();
+    expect(ownerFromEntry("telegram:123")).toEqual({ channel: "telegram", id: "123" });
+    const owned = resolveOwners({ commands: { ownerAllowFrom: [":123"] } } as never).owners;
+    expect(classifySession("agent:main:telegram:direct:123", { ownerIds: owned }).type).toBe("EXTERNAL_DM");
   });
 });
 

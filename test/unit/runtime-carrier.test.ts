@@ -2,27 +2,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPluginAdapter } from "../../src/plugin/turns.ts";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
-import { PLUGIN_ID } from "../../src/context/static-context.ts";
-import {
-  carrierMessage,
-  createRuntimeCarrierEngine,
-  describeDelivery,
-  engineSelection,
-  hostBuildsMemorySection,
-  keepsCarriersInHistory,
-  memoryDeliveryFromConfig,
-  memoryDeliveryFor,
-  RUNTIME_CONTEXT_CUSTOM_TYPE,
-} from "../../src/context/carrier-engine.ts";
-import { createMemoryContextService } from "../../src/context/service.ts";
+import { PLUGIN_ID } from "../../src/host/ids.ts";
+import { carrierMessage, createCarrierEngine, hostBuildsMemorySection, RUNTIME_CONTEXT_CUSTOM_TYPE } from "../../src/context/carrier-engine.ts";
+import { describeDelivery, engineSelection, keepsCarriersInHistory, memoryDeliveryFor } from "../../src/context/delivery.ts";
 import type { RetrieverFactory } from "../../src/context/service.ts";
+import { pluginTurns } from "./plugin-fixtures.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { revertPluginConfig, selectContextEngine } from "../../src/ops/plugin-install.ts";
 
-// The runtime-context carrier engine with a fake retriever and a fake host SDK. The real-gateway
-// proof is test/e2e/runtime-carrier.e2e.test.ts and the cache suite.
+// The runtime-context carrier engine with a fake retriever and a fake host SDK, as the plugin builds
+// it. The real-gateway proof is test/e2e/runtime-carrier.e2e.test.ts and the cache suite.
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "runtime-carrier-"));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -48,9 +38,8 @@ const sdk = {
   buildMemorySystemPromptAddition: () => "## Memory Recall\nrun memory_search first.",
 };
 
-function adapter(config: Record<string, unknown> = selected) {
-  const service = createMemoryContextService({ createRetriever: retriever, composeBlock: null, log: () => quiet });
-  return createPluginAdapter({ api: { config, pluginConfig: {}, logger: quiet }, service });
+function adapter(config: Record<string, unknown> = selected, pluginConfig: Record<string, unknown> = {}) {
+  return pluginTurns(config, pluginConfig, { createRetriever: retriever });
 }
 const history = [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "text", text: "hello" }] }];
 const assembleParams = (sessionKey: string, prompt: string, extra: Record<string, unknown> = {}) => ({ sessionId: "s1", sessionKey, messages: history, prompt, model: "mock-model", availableTools: new Set(["memory_search"]), ...extra });
@@ -81,7 +70,8 @@ describe("delivery rule", () => {
     expect(engineSelection({ plugins: { slots: { contextEngine: "legacy" } } }, PLUGIN_ID).kind).toBe("not-selected");
     const other = engineSelection({ plugins: { slots: { contextEngine: "lossless-claw" } } }, PLUGIN_ID);
     expect(other).toEqual({ kind: "other", engineId: "lossless-claw" });
-    expect(describeDelivery(other, PLUGIN_ID)).toMatch(/^prependContext \(context engine lossless-claw is configured/);
+    expect(describeDelivery(other)).toMatch(/^prependContext \(context engine lossless-claw is configured/);
+    expect(describeDelivery(engineSelection({}, PLUGIN_ID))).toContain("select it with: openclaw config set plugins.slots.contextEngine openclaw-context");
   });
 
   it("install selects our engine only when no other one is configured; uninstall removes only ours", () => {
@@ -91,17 +81,9 @@ describe("delivery rule", () => {
     const theirs = { plugins: { slots: { contextEngine: "lossless-claw" } } };
     expect(selectContextEngine(theirs)).toEqual({ changed: false, engine: "lossless-claw" });
     expect(theirs.plugins.slots.contextEngine).toBe("lossless-claw");
-    expect(revertPluginConfig(fresh, undefined)).toBe(true);
+    expect(revertPluginConfig(fresh)).toBe(true);
     expect(fresh).toEqual({ plugins: { slots: {} } });
-    expect(revertPluginConfig(theirs, undefined)).toBe(false);
-  });
-
-  it("status: the delivery a config gives (plugin absent or disabled: the hook's record)", () => {
-    const entry = { entries: { [PLUGIN_ID]: { hooks: { allowConversationAccess: true } } } };
-    expect(memoryDeliveryFromConfig({ plugins: { ...entry, slots: { contextEngine: PLUGIN_ID } } }, PLUGIN_ID)).toMatch(/^companion plugin: runtime-context carrier/);
-    expect(memoryDeliveryFromConfig({ plugins: entry }, PLUGIN_ID)).toMatch(/^companion plugin: prependContext \(plugins.slots.contextEngine is not/);
-    expect(memoryDeliveryFromConfig({ plugins: { entries: { [PLUGIN_ID]: { enabled: false } } } }, PLUGIN_ID)).toMatch(/^ethos-context hook: a record in Project Context/);
-    expect(memoryDeliveryFromConfig({}, PLUGIN_ID)).toMatch(/^ethos-context hook/);
+    expect(revertPluginConfig(theirs)).toBe(false);
   });
 
   it("the memory section comes back only where the host builds it (not for subagent or cron keys)", () => {
@@ -204,7 +186,7 @@ describe("the engine (pass-through + one carrier)", () => {
   });
 
   it("a failing memory source never breaks assemble: the host's messages come back as received", async () => {
-    const engine = createRuntimeCarrierEngine({
+    const engine = createCarrierEngine({
       engineId: PLUGIN_ID,
       workspaceDir: ws,
       memoryBlock: async () => {
@@ -222,11 +204,8 @@ describe("the engine (pass-through + one carrier)", () => {
   });
 });
 
-describe("static context through the engine (the packaged plugin: staticContextInEngine)", () => {
-  function packaged(config: Record<string, unknown> = selected) {
-    const service = createMemoryContextService({ createRetriever: retriever, composeBlock: null, log: () => quiet });
-    return createPluginAdapter({ api: { config, pluginConfig: {}, logger: quiet }, service, staticContextInEngine: true });
-  }
+describe("static context through the engine", () => {
+  const packaged = adapter;
   beforeEach(() => {
     fs.writeFileSync(path.join(ws, "SOUL.md"), "# SOUL\nsoul-text-7d\n");
     fs.writeFileSync(path.join(ws, "HEARTBEAT.md"), "# HEARTBEAT\nheartbeat-text-3c\n");
@@ -252,15 +231,18 @@ describe("static context through the engine (the packaged plugin: staticContextI
     expect(legacy?.appendSystemContext).toContain("soul-text-7d");
   });
 
-  it("aci-bootstrap switched off (the package's bootstrap: false): the engine adds no static file; the companion's engine never does", async () => {
-    const off = packaged({ ...selected, hooks: { internal: { entries: { "aci-bootstrap": { enabled: false } } } } }).contextEngine(sdk, ws)!;
+  it("bootstrap: false switches static context off; subagentSoul and heartbeatNotes each switch their file off", async () => {
+    const off = packaged(selected, { bootstrap: false }).contextEngine(sdk, ws)!;
     expect((await off.assemble(assembleParams("agent:main:subagent:5f1e", "hi"))).systemPromptAddition).toBeUndefined();
-    const companion = adapter().contextEngine(sdk, ws)!;
-    expect((await companion.assemble(assembleParams("agent:main:cron:job1:run:s9", "hi"))).systemPromptAddition).toBeUndefined();
+    const noSoul = packaged(selected, { subagentSoul: false }).contextEngine(sdk, ws)!;
+    expect((await noSoul.assemble(assembleParams("agent:main:subagent:5f1e", "hi"))).systemPromptAddition).toBeUndefined();
+    expect((await noSoul.assemble(assembleParams("agent:main:cron:job1:run:s9", "hi"))).systemPromptAddition).toContain("heartbeat-text-3c");
+    const noNotes = packaged(selected, { heartbeatNotes: false }).contextEngine(sdk, ws)!;
+    expect((await noNotes.assemble(assembleParams("agent:main:cron:job1:run:s9", "hi"))).systemPromptAddition).toBeUndefined();
   });
 
   it("a failing static source never breaks assemble", async () => {
-    const engine = createRuntimeCarrierEngine({
+    const engine = createCarrierEngine({
       engineId: "x",
       workspaceDir: ws,
       memoryBlock: async () => undefined,

@@ -1,7 +1,7 @@
 import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { EthosContextRuntime } from "../../src/hook-pack/memory-turns.ts";
+import { HookPack } from "../../src/hook-pack/service.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
 import type { RetrieverFactory } from "../../src/context/service.ts";
 import { MAX_STORED_KEY_CHARS } from "../../src/core/bounded-id.ts";
@@ -52,7 +52,7 @@ describe("issue 20: hostile session keys cost bounded memory", () => {
 
   it("300 messages with long keys: the pending work of each session is counted and stays under the byte cap", () => {
     const maxBytes = 256 * 1024;
-    const rt = new EthosContextRuntime({ createRetriever: heldFactory, composeBlock: null, now: () => clock, loadOpenClawConfig: cfg, sessionLimits: { maxBytes } });
+    const rt = new HookPack({ createRetriever: heldFactory, composeBlock: null, now: () => clock, loadOpenClawConfig: cfg, sessionLimits: { maxBytes } });
     for (let i = 0; i < 300; i += 1) rt.onMessageReceived(message(hugeKey(i, 64 * 1024), `what did we decide about the garden plan, number ${i}?`, `m${i}`));
     expect(searches).toHaveLength(300); // every session's search started
     expect(rt.sessions.storedBytes()).toBeLessThanOrEqual(maxBytes);
@@ -64,7 +64,7 @@ describe("issue 20: hostile session keys cost bounded memory", () => {
 
   it("an evicted session's queued search is dropped before it starts", async () => {
     const maxBytes = 64 * 1024;
-    const rt = new EthosContextRuntime({ createRetriever: heldFactory, composeBlock: null, now: () => clock, loadOpenClawConfig: cfg, sessionLimits: { maxBytes } });
+    const rt = new HookPack({ createRetriever: heldFactory, composeBlock: null, now: () => clock, loadOpenClawConfig: cfg, sessionLimits: { maxBytes } });
     const sessions = 100;
     for (let i = 0; i < sessions; i += 1) {
       // The first message's search runs; the second one waits behind it in the session's queue.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ownerIdsFromEntry, resolveMainKeys, resolveOwnerIds } from "../../src/session/owners.ts";
+import { isOwnerPeer, isOwnerSender, ownerFromEntry, resolveMainKeys, resolveOwners } from "../../src/session/owners.ts";
 
-describe("resolveOwnerIds", () => {
+describe("resolveOwners", () => {
   const cfg = {
     commands: { ownerAllowFrom: ["telegram:123456789"] },
     channels: {
@@ -11,35 +11,78 @@ describe("resolveOwnerIds", () => {
   };
 
   it("joins the hook's own ownerIds to commands.ownerAllowFrom (one union, never a replacement)", () => {
-    const owners = resolveOwnerIds(cfg, ["U07ABC"]);
+    const owners = resolveOwners(cfg, ["U07ABC"]);
     expect(owners.source).toBe("owner-lists");
-    expect([...owners.ids].sort()).toEqual(["123456789", "telegram:123456789", "u07abc"]);
+    expect(owners.owners).toEqual([{ id: "U07ABC" }, { channel: "telegram", id: "123456789" }]);
   });
 
-  it("uses commands.ownerAllowFrom without hook lists, keeping the bare id; allowFrom lists do not widen it", () => {
-    const owners = resolveOwnerIds(cfg);
+  it("uses commands.ownerAllowFrom without hook lists; allowFrom lists do not widen it", () => {
+    const owners = resolveOwners(cfg);
     expect(owners.source).toBe("owner-lists");
     expect(owners.lists).toEqual(["commands.ownerAllowFrom"]);
-    expect(owners.ids.has("123456789")).toBe(true);
-    expect(owners.ids.has("222")).toBe(false);
+    expect(owners.owners).toEqual([{ channel: "telegram", id: "123456789" }]);
   });
 
-  it("then every channel and account allowFrom; wildcards identify nobody", () => {
-    const owners = resolveOwnerIds({ channels: cfg.channels });
+  it("then every channel and account allowFrom, each on its own channel; wildcards identify nobody", () => {
+    const owners = resolveOwners({ channels: cfg.channels });
     expect(owners.source).toBe("channels.allowFrom");
-    expect([...owners.ids].sort()).toEqual(["+15555550123", "222", "333", "tg:222"]);
+    expect(owners.owners).toEqual([
+      { channel: "telegram", id: "222" },
+      { channel: "whatsapp", id: "+15555550123" },
+      { channel: "whatsapp", id: "333" },
+    ]);
   });
 
   it("finds nobody without config, and survives config of the wrong type", () => {
-    expect(resolveOwnerIds(undefined).source).toBe("none");
-    expect(resolveOwnerIds({ channels: "telegram", commands: [] } as never).ids.size).toBe(0);
-    expect(resolveOwnerIds({ channels: { telegram: { allowFrom: "123" } } }).ids.size).toBe(0);
+    expect(resolveOwners(undefined).source).toBe("none");
+    expect(resolveOwners({ channels: "telegram", commands: [] } as never).owners).toEqual([]);
+    expect(resolveOwners({ channels: { telegram: { allowFrom: "123" } } }).owners).toEqual([]);
   });
 
-  it("normalises entries", () => {
-    expect(ownerIdsFromEntry(" Telegram:ABC ")).toEqual(["telegram:abc", "abc"]);
-    expect(ownerIdsFromEntry("*")).toEqual([]);
-    expect(ownerIdsFromEntry({ id: 1 })).toEqual([]);
+  it("reads an entry as OpenClaw reads commands.ownerAllowFrom: a known channel (or alias) qualifies it, nothing is trimmed", () => {
+    expect(ownerFromEntry("Telegram:ABC")).toEqual({ channel: "telegram", id: "ABC" });
+    expect(ownerFromEntry("telegram:user:42")).toEqual({ channel: "telegram", id: "42" });
+    expect(ownerFromEntry("teams:29:abc")).toEqual({ channel: "msteams", id: "29:abc" });
+    expect(ownerFromEntry("uuid:1234")).toEqual({ id: "uuid:1234" });
+    expect(ownerFromEntry(" 4242")).toEqual({ id: " 4242" });
+    expect(ownerFromEntry("*")).toBeUndefined();
+    expect(ownerFromEntry("")).toBeUndefined();
+    expect(ownerFromEntry({ id: 1 })).toBeUndefined();
+  });
+});
+
+describe("owner matching (issue 24: loose matching)", () => {
+  const owners = resolveOwners({ commands: { ownerAllowFrom: ["telegram:4242", "slack:U07ABC"] } }).owners;
+
+  it("a channel-qualified owner matches on its own channel only", () => {
+    expect(isOwnerPeer(owners, "telegram", "4242")).toBe(true);
+    expect(isOwnerPeer(owners, "irc", "4242")).toBe(false);
+    expect(isOwnerPeer(owners, undefined, "4242")).toBe(false);
+    expect(isOwnerSender(owners, { channel: "telegram", id: "4242" })).toBe(true);
+    expect(isOwnerSender(owners, { channel: "irc", id: "4242" })).toBe(false);
+  });
+
+  it("slack:U07ABC is not a Discord u07abc; on Slack the host's lowercased key peer still matches", () => {
+    expect(isOwnerPeer(owners, "discord", "u07abc")).toBe(false);
+    expect(isOwnerPeer(owners, "slack", "u07abc")).toBe(true);
+    expect(isOwnerSender(owners, { channel: "discord", id: "u07abc" })).toBe(false);
+    expect(isOwnerSender(owners, { channel: "slack", id: "U07ABC" })).toBe(true);
+  });
+
+  it("ids are compared exactly after NFC: no trimming, no Unicode case folding", () => {
+    const bare = resolveOwners({ commands: { ownerAllowFrom: ["4242", "caf\u00e9"] } }).owners;
+    expect(isOwnerSender(bare, { channel: "telegram", id: " 4242" })).toBe(false);
+    expect(isOwnerSender(bare, { channel: "telegram", id: "4242\t" })).toBe(false);
+    expect(isOwnerPeer(bare, "telegram", " 4242")).toBe(false);
+    expect(isOwnerSender(bare, { channel: "telegram", id: "cafe\u0301" })).toBe(true); // NFC of é
+    // Full-width digits are not digits of the id (NFC keeps them; only NFKC would fold them).
+    expect(isOwnerSender(bare, { channel: "telegram", id: "\uff14242" })).toBe(false);
+  });
+
+  it("a case-sensitive channel (Matrix) compares its senders letter for letter", () => {
+    const matrix = resolveOwners({ commands: { ownerAllowFrom: ["matrix:@Me:example.org"] } }).owners;
+    expect(isOwnerSender(matrix, { channel: "matrix", id: "@Me:example.org" })).toBe(true);
+    expect(isOwnerSender(matrix, { channel: "matrix", id: "@me:example.org" })).toBe(false);
   });
 });
 
