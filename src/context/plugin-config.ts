@@ -10,22 +10,20 @@ import { HOOK_KEYS, PLUGIN_ID } from "../host/ids.ts";
 
 export const PluginConfigSchema = z
   .object({
-    /** false: nothing of this plugin changes a turn (rollback to OpenClaw's default on the next turn). */
-    enabled: z.boolean().default(true),
-    /** Session-aware bootstrap file sets, SOUL.md for subagents, HEARTBEAT.md for cron. */
-    bootstrap: z.boolean().default(true),
-    /** This turn's memory block (runtime-context carrier, else prependContext), and capture. */
-    memory: z.boolean().default(true),
-    /** Longest wait for this turn's memory (retrieval and composer) before the turn goes on without it. */
-    waitMs: z.number().int().min(0).max(10_000).default(1000),
-    /** SOUL.md for subagents. */
-    subagentSoul: z.boolean().default(true),
-    /** HEARTBEAT.md for cron and heartbeat runs. */
-    heartbeatNotes: z.boolean().default(true),
-    /** Options of the file sets (same keys as `hooks.internal.entries.aci-bootstrap`). */
-    aciBootstrap: z.record(z.string(), z.unknown()).default({}),
-    /** Options of memory retrieval (same keys as `hooks.internal.entries.ethos-context`). */
-    ethosContext: z.record(z.string(), z.unknown()).default({}),
+    enabled: z.boolean().default(true).describe("false: nothing of this plugin changes a turn; the next turn is OpenClaw's default (the rollback switch)."),
+    bootstrap: z.boolean().default(true).describe("Session-aware bootstrap file sets, SOUL.md for subagents, HEARTBEAT.md for cron runs."),
+    memory: z.boolean().default(true).describe("This turn's memory block (runtime-context carrier, else prependContext) and \"remember that …\" capture."),
+    waitMs: z.number().int().min(0).max(10_000).default(1000).describe("Longest wait for this turn's memory before the turn goes on without it (ms)."),
+    subagentSoul: z.boolean().default(true).describe("Give subagents SOUL.md (identity and Wisdom)."),
+    heartbeatNotes: z.boolean().default(true).describe("Give cron and heartbeat runs HEARTBEAT.md."),
+    aciBootstrap: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("Options of the file sets: ownerIds, fileSets, topicFiles, … (README, Session-aware bootstrap; docs/session-aware-bootstrap.md)."),
+    ethosContext: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("Options of memory retrieval and capture: scope, searchTopK, triage, … (README, Same-turn memory; docs/retrieval.md)."),
   })
   .strict();
 

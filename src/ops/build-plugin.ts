@@ -7,10 +7,31 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { z } from "zod";
+import { PluginConfigSchema } from "../context/plugin-config.ts";
+import { PLUGIN_ID } from "../host/ids.ts";
+import { CONTEXT_COMMAND } from "../plugin/cli.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SOURCE = path.join(ROOT, "src", "plugin");
 export const PLUGIN_OUT_DIR = path.join(ROOT, "dist", "plugin");
+
+/**
+ * openclaw.plugin.json, written from the code it describes: the config schema from the zod schema the
+ * plugin validates with, the CLI group from the command table. OpenClaw lists the command and checks
+ * the config from the manifest before it loads the plugin.
+ */
+export function pluginManifest() {
+  const { $schema: _schema, ...configSchema } = z.toJSONSchema(PluginConfigSchema, { io: "input" }) as Record<string, unknown>;
+  return {
+    id: PLUGIN_ID,
+    name: PLUGIN_ID,
+    description: `Session-aware bootstrap file sets, same-turn memory (runtime-context carrier or prependContext), SOUL.md for subagents, HEARTBEAT.md for cron runs; ${CONTEXT_COMMAND.description.replace(/^openclaw-context: /, "openclaw context ")}. OpenClaw 2026.9 and later.`,
+    activation: { onStartup: true },
+    cliCommands: [CONTEXT_COMMAND],
+    configSchema,
+  };
+}
 
 /** CommonJS dependencies (pino, …) call require/__dirname; an ES module has neither until given them. */
 const ESM_BANNER = [
@@ -38,7 +59,7 @@ export async function buildPlugin(outDir = PLUGIN_OUT_DIR): Promise<string> {
     legalComments: "eof",
     logLevel: "warning",
   });
-  fs.copyFileSync(path.join(SOURCE, "openclaw.plugin.json"), path.join(outDir, "openclaw.plugin.json"));
+  fs.writeFileSync(path.join(outDir, "openclaw.plugin.json"), `${JSON.stringify(pluginManifest(), null, 2)}\n`);
   const manifest = {
     name: "openclaw-context",
     version: rootManifest.version,

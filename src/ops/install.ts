@@ -568,3 +568,16 @@ export async function uninstallPlugin(params: InstallParams): Promise<UninstallR
   }
   return { steps, leftovers };
 }
+
+/**
+ * What an uninstall takes out: the record says it; without a record (installed by hand), the plugin
+ * when openclaw.json names it and no hook pack is where install-hooks puts one.
+ */
+export async function installedArtifact(params: Pick<InstallParams, "configPath" | "workspace" | "env">): Promise<"plugin" | "hook-pack"> {
+  const record = await readRecord(params.configPath);
+  if (record) return Object.keys(record.units).some((id) => UNITS_BY_ID[id] && UNITS_BY_ID[id]!.id !== hookPackUnit.id && UNITS_BY_ID[id]!.id !== "companion-plugin") ? "plugin" : "hook-pack";
+  const config = await readOpenClawJson(params.configPath).catch(() => undefined);
+  const entries = (config?.plugins as { entries?: Record<string, unknown> } | undefined)?.entries;
+  const packThere = (await exists(path.join(openClawStateDir(params.env), "hooks", PACK_ID))) || (await exists(workspaceHookDir(params.workspace)));
+  return isObject(entries) && PACK_ID in entries && !packThere ? "plugin" : "hook-pack";
+}

@@ -47,15 +47,19 @@ export function createPluginHooks(input: { context: ContextService; cfg: (hostCf
         );
       }
     },
-    /** message:received: the sender noted for the run, then triage and capture in the background. Never waits. */
-    onMessageReceived(event: unknown): void {
+    /**
+     * message:received: the sender noted for the run, then triage and capture in the background.
+     * Returns that background work (it never rejects); the registration does not wait for it.
+     */
+    onMessageReceived(event: unknown): Promise<void> {
       try {
-        if (!isMessageReceivedEvent(event)) return;
+        if (!isMessageReceivedEvent(event)) return Promise.resolve();
         const view = cfg();
         const turn = context.messageTurn(event, view);
-        if (hookEnabled(view, HOOK_KEYS.ethosContext)) void context.triage(event, turn, view);
+        return hookEnabled(view, HOOK_KEYS.ethosContext) ? context.triage(event, turn, view) : Promise.resolve();
       } catch (error) {
         getLogger(PLUGIN_ID).warn({ err: error instanceof Error ? error.message : String(error) }, "message:received (plugin): failed; turn continues");
+        return Promise.resolve();
       }
     },
   };

@@ -49,22 +49,22 @@ export function register(api: PluginApi): void {
     const mode = api.registrationMode;
     const full = mode === undefined || mode === "full";
     if (!full && mode !== "discovery") return;
-    if (!full && fullTurns) {
-      onPromptBuild(api, fullTurns);
-      return;
-    }
+    // Every record of ours goes to OpenClaw's own log (`openclaw logs`) through api.logger.
+    if (full) bridgeToHostLogger(api.logger);
     const hostVersion = hostVersionOf(api);
     if (!pluginServesHost(hostVersion)) {
-      log().info({ hostVersion }, `stands aside on OpenClaw ${hostVersion ?? "(unknown version)"}: install the hook pack there (npm run install-hooks)`);
+      if (full) log().info({ hostVersion }, `stands aside on OpenClaw ${hostVersion ?? "(unknown version)"}: install the hook pack there (npm run install-hooks)`);
       return;
     }
-    // Every record of ours goes to OpenClaw's own log (`openclaw logs`) through api.logger.
-    bridgeToHostLogger(api.logger);
     // The config, read once: a bad key is reported once with its path, every valid key applies.
     const { config, error } = parsePluginConfig(api.pluginConfig);
-    if (error) log().error({ error }, "invalid plugin config: the bad keys are ignored, every valid one applies");
+    if (error && full) log().error({ error }, "invalid plugin config: the bad keys are ignored, every valid one applies");
     if (!config.enabled) {
-      log().info({}, "enabled: false: OpenClaw's default bootstrap files, no memory");
+      if (full) log().info({}, "enabled: false: OpenClaw's default bootstrap files, no memory");
+      return;
+    }
+    if (!full && fullTurns) {
+      onPromptBuild(api, fullTurns);
       return;
     }
     const views = createConfigViews(config);
@@ -80,7 +80,11 @@ export function register(api: PluginApi): void {
     api.registerHook?.(["agent:bootstrap"], (event) => (startGatewayLog(), hooks.onAgentBootstrap(event)), { name: `${PLUGIN_ID}.aci-bootstrap`, description: "Session-aware bootstrap file sets (openclaw-context)" });
     api.registerHook?.(
       ["message:received"],
-      async (event) => (startGatewayLog(), hooks.onMessageReceived(event)),
+      async (event) => {
+        startGatewayLog();
+        // Not awaited: the writes may wait on a lock, and the turn must not wait for them.
+        void hooks.onMessageReceived(event);
+      },
       { name: `${PLUGIN_ID}.triage`, description: "Sender, triage and \"remember that …\" capture of the operator's messages (openclaw-context)" },
     );
     onPromptBuild(api, turns);

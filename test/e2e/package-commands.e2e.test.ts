@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlugin } from "../../src/ops/build-plugin.ts";
 import { OPERATOR_COMMANDS } from "../../src/ops/commands/index.ts";
-import { PACKAGE_COMMANDS } from "../../src/plugin/cli.ts";
+import { PLUGIN_COMMANDS } from "../../src/ops/commands/index.ts";
 import { runOpsScript } from "../unit/ops-run-script.ts";
 import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
@@ -84,7 +84,7 @@ describe.sequential(`openclaw context <command> from the packed plugin on a real
     const help = await openclaw(["context", "--help"]);
     expect(help.code).toBe(0);
     const listed = [...help.stdout.slice(help.stdout.indexOf("Commands:")).matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]).filter((name) => name !== "help");
-    expect(listed.sort()).toEqual(PACKAGE_COMMANDS.map((c) => c.name).sort());
+    expect(listed.sort()).toEqual(PLUGIN_COMMANDS.map((c) => c.name).sort());
   });
 
   it("each `openclaw context <name> --help` is the script's help (the invoking form aside), exit 0", { timeout: 900_000 }, async () => {

@@ -14,9 +14,10 @@ import type { OperatorCommand } from "../../src/ops/commands/command.ts";
 import { OPERATOR_COMMANDS } from "../../src/ops/commands/index.ts";
 import { rollback } from "../../src/ops/rollback.ts";
 import { collectStatus, formatStatus } from "../../src/ops/status.ts";
-import { CONTEXT_GROUP_DESCRIPTION, PACKAGE_COMMANDS, registerContextCommands } from "../../src/plugin/cli.ts";
-import type { CommandLike } from "../../src/plugin/cli.ts";
-import { CONTEXT_COMMAND } from "../../src/plugin/index.ts";
+import { CONTEXT_COMMAND, registerContextCommands } from "../../src/plugin/cli.ts";
+import type { CommandLike } from "../../src/host/plugin-api.ts";
+import { PLUGIN_COMMANDS } from "../../src/ops/commands/index.ts";
+import { pluginManifest } from "../../src/ops/build-plugin.ts";
 import { REPO_ROOT, runOpsScript } from "./ops-run-script.ts";
 
 type Recorded = { name: string; description?: string; arguments: string[]; settings: string[]; action?: (args: string[]) => Promise<void> | void; children: Recorded[] };
@@ -102,7 +103,7 @@ afterEach(() => {
 describe("one command table, two entry points", () => {
   it("`openclaw context` has one subcommand per npm script named the same, each a thin wrapper of its row", () => {
     const group = contextGroup();
-    expect(group.description).toBe(CONTEXT_GROUP_DESCRIPTION);
+    expect(group.description).toBe(CONTEXT_COMMAND.description);
     // The clone's eight, then the package's own uninstall (no npm script: a clone has install-package --uninstall).
     expect(group.children.map((c) => c.name)).toEqual(["status", "explain", "baseline", "backup", "rollback", "draft-tools", "check-tools", "compress-wisdom", "uninstall"]);
     for (const command of OPERATOR_COMMANDS) {
@@ -116,14 +117,13 @@ describe("one command table, two entry points", () => {
     for (const sub of contextGroup().children) {
       expect(sub.settings.sort()).toEqual(["allowExcessArguments", "allowUnknownOption", "helpOption(false)"]);
       expect(sub.arguments).toEqual(["[args...]"]);
-      expect(sub.description).toBe(PACKAGE_COMMANDS.find((c) => c.name === sub.name)!.summary);
+      expect(sub.description).toBe(PLUGIN_COMMANDS.find((c) => c.name === sub.name)!.summary);
     }
   });
 
   it("the manifest's cliCommands and the registered descriptor name the same `context` command", () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "src/plugin/openclaw.plugin.json"), "utf8")) as { cliCommands: unknown[] };
-    expect(manifest.cliCommands).toEqual([CONTEXT_COMMAND]);
-    for (const command of PACKAGE_COMMANDS) expect(CONTEXT_COMMAND.description).toContain(command.name);
+    expect(pluginManifest().cliCommands).toEqual([CONTEXT_COMMAND]);
+    for (const command of PLUGIN_COMMANDS) expect(CONTEXT_COMMAND.description).toContain(command.name);
   });
 
   it("argv reaches the command unchanged (help flags, unknown options, positionals), and its result becomes the exit code", async () => {
@@ -207,7 +207,7 @@ describe("same help and exit codes through `npm run` and `openclaw context`", ()
   });
 });
 
-describe("status with the plugin package installed", () => {
+describe("status with the plugin installed", () => {
   function machine(options: { packageEntry?: boolean; extensionsDir?: boolean; hookPack?: boolean }) {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "operator-status-"));
     const state = path.join(root, "state");
@@ -225,25 +225,25 @@ describe("status with the plugin package installed", () => {
     return { root, state, ws, configPath, env };
   }
 
-  it("says in plain words that the package is installed and the hook pack is not needed", async () => {
+  it("says in plain words that the plugin is installed and the hook pack is not needed", async () => {
     const m = machine({ packageEntry: true, extensionsDir: true });
     const text = formatStatus(await collectStatus({ configPath: m.configPath, workspace: m.ws, env: m.env }));
-    expect(text).toContain("Plugin package (openclaw-context)\n  entry: enabled in plugins.entries");
-    expect(text).toContain(`plugin package openclaw-context: installed at ${path.join(m.state, "extensions", "openclaw-context")} (openclaw plugins install)`);
-    expect(text).toContain("hook-pack: not installed, and not needed: the plugin package does its work");
+    expect(text).toContain("Plugin (openclaw-context)\n  entry: enabled in plugins.entries");
+    expect(text).toContain(`plugin openclaw-context: installed at ${path.join(m.state, "extensions", "openclaw-context")} (openclaw plugins install)`);
+    expect(text).toContain("hook-pack: not installed, and not needed: the plugin does its work");
     expect(text).not.toMatch(/hook-pack: not installed \(looked in/);
     expect(text).not.toMatch(/aci-bootstrap: (enabled|disabled)/);
     expect(text).not.toContain("WARNING");
     fs.rmSync(m.root, { recursive: true, force: true });
   });
 
-  it("installed by npm run install-package: the record's package unit is the package line, never \"plugin-package: not installed\"", async () => {
+  it("installed by npm run install-hooks: the record's plugin unit is the plugin line, never \"plugin: not installed\"", async () => {
     const m = machine({ packageEntry: true, extensionsDir: true });
-    fs.writeFileSync(installRecordPath(m.configPath), JSON.stringify({ mode: "pack", units: { "plugin-package": { path: path.join(m.state, "extensions", "openclaw-context-gone") } } }));
+    fs.writeFileSync(installRecordPath(m.configPath), JSON.stringify({ mode: "pack", units: { plugin: { path: path.join(m.state, "extensions", "openclaw-context-gone") }, "plugin-package": { path: "/gone" } } }));
     const text = formatStatus(await collectStatus({ configPath: m.configPath, workspace: m.ws, env: m.env }));
-    expect(text).toContain(`plugin package openclaw-context: installed at ${path.join(m.state, "extensions", "openclaw-context")}`);
-    expect(text).not.toContain("plugin-package:");
-    expect(text).toContain("hook-pack: not installed, and not needed: the plugin package does its work");
+    expect(text).toContain(`plugin openclaw-context: installed at ${path.join(m.state, "extensions", "openclaw-context")}`);
+    expect(text).not.toMatch(/^ {2}plugin(-package)?:/m);
+    expect(text).toContain("hook-pack: not installed, and not needed: the plugin does its work");
     expect(text).not.toContain("WARNING");
     fs.rmSync(m.root, { recursive: true, force: true });
   });

@@ -1,4 +1,4 @@
-// The plugin package's install / uninstall with the exact restore of openclaw.json (issue 18 item 4),
+// The plugin's install / uninstall with the exact restore of openclaw.json (issue 18 item 4),
 // against a stand-in `openclaw` that edits openclaw.json the way 2026.9.6 was seen to
 // (HOOK_ASSUMPTIONS.md "Plugin package"): install strips comments and adds `meta` and our entry,
 // `config set` writes a key, uninstall removes the folder and the slot and leaves
@@ -34,7 +34,9 @@ const configPath = process.env.OPENCLAW_CONFIG_PATH;
 const dir = path.join(process.env.OPENCLAW_STATE_DIR, "extensions", "openclaw-context");
 const read = () => (fs.existsSync(configPath) ? JSON5.parse(fs.readFileSync(configPath, "utf8")) : {});
 const write = (cfg) => { cfg.meta = { lastTouchedVersion: "2026.9.6", lastTouchedAt: String(process.hrtime.bigint()) }; fs.writeFileSync(configPath, JSON.stringify(cfg, null, 2) + "\n"); };
-if (args[0] === "plugins" && args[1] === "install") {
+if (args[0] === "--version") {
+  console.log("OpenClaw " + (process.env.FAKE_OPENCLAW_VERSION || "2026.9.6"));
+} else if (args[0] === "plugins" && args[1] === "install") {
   if (!args.includes("--force") || !args.includes("--accept-capabilities")) { console.error("Install cancelled"); process.exit(1); }
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "index.js"), "export default {};\n");
@@ -104,13 +106,13 @@ describe("which changes leave the exact restore possible (config-ownership.ts)",
   });
 });
 
-describe("npm run install-package / openclaw context uninstall", () => {
+describe("npm run install-hooks on 2026.9 (the plugin) / openclaw context uninstall", () => {
   it("install → switch off → uninstall: OpenClaw's uninstall runs, then openclaw.json is back byte for byte and the extensions folder install created is gone", async () => {
     const t = setup();
-    const installed = await runOpsScript("install-package.ts", [t.tarball], t.env);
+    const installed = await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], t.env);
     expect(installed.stderr).not.toMatch(/error|FAILED/);
     expect(installed.code).toBe(0);
-    expect(t.calls()[0]).toEqual(["plugins", "install", t.tarball, "--force", "--accept-capabilities"]);
+    expect(t.calls().slice(0, 2)).toEqual([["--version"], ["plugins", "install", t.tarball, "--force", "--accept-capabilities"]]);
     const cfg = JSON5.parse(fs.readFileSync(t.config, "utf8"));
     expect(cfg.plugins).toMatchObject({ slots: { memory: "none", contextEngine: "openclaw-context" }, entries: { "openclaw-context": { enabled: true, hooks: { allowConversationAccess: true } } } });
     expect(fs.readFileSync(t.config, "utf8")).not.toContain("// my gateway");
@@ -119,7 +121,7 @@ describe("npm run install-package / openclaw context uninstall", () => {
     t.openclaw("config", "set", "plugins.entries.openclaw-context.config.enabled", "false");
     expect(JSON5.parse(fs.readFileSync(t.config, "utf8")).plugins.entries["openclaw-context"].config).toEqual({ enabled: false });
 
-    const removed = await runOpsScript("install-package.ts", ["--uninstall"], t.env);
+    const removed = await runOpsScript("install.ts", ["--uninstall", "--config", t.config], t.env);
     expect(removed.stderr).not.toMatch(/error|FAILED/);
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain('it left plugins.entries.openclaw-context = {"enabled":false}');
@@ -132,19 +134,19 @@ describe("npm run install-package / openclaw context uninstall", () => {
 
   it("another engine already in the slot stays, and is still there after uninstall", async () => {
     const t = setup(`{ "plugins": { "slots": { "contextEngine": "lossless" } } }\n`);
-    const installed = await runOpsScript("install-package.ts", [t.tarball], t.env);
+    const installed = await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], t.env);
     expect(installed.stdout).toContain("plugins.slots.contextEngine is lossless: left as it is");
-    expect((await runOpsScript("install-package.ts", ["--uninstall"], t.env)).code).toBe(0);
+    expect((await runOpsScript("install.ts", ["--uninstall", "--config", t.config], t.env)).code).toBe(0);
     expect(fs.readFileSync(t.config, "utf8")).toBe(`{ "plugins": { "slots": { "contextEngine": "lossless" } } }\n`);
   });
 
   it("an operator's edit since install: only our keys go, the edit stays, the pre-install file is saved next to it", async () => {
     const t = setup();
-    expect((await runOpsScript("install-package.ts", [t.tarball], t.env)).code).toBe(0);
+    expect((await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], t.env)).code).toBe(0);
     const edited = JSON5.parse(fs.readFileSync(t.config, "utf8"));
     edited.agents.defaults.model.primary = "mock/other";
     fs.writeFileSync(t.config, JSON.stringify(edited, null, 2));
-    const removed = await runOpsScript("install-package.ts", ["--uninstall"], t.env);
+    const removed = await runOpsScript("install.ts", ["--uninstall", "--config", t.config], t.env);
     expect(removed.code).toBe(0);
     const after = JSON5.parse(fs.readFileSync(t.config, "utf8"));
     expect(after.agents.defaults.model.primary).toBe("mock/other");
@@ -154,21 +156,21 @@ describe("npm run install-package / openclaw context uninstall", () => {
 
   it("when OpenClaw's uninstall fails, openclaw.json is not touched and the record stays for a second run", async () => {
     const t = setup();
-    expect((await runOpsScript("install-package.ts", [t.tarball], t.env)).code).toBe(0);
+    expect((await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], t.env)).code).toBe(0);
     const installedText = fs.readFileSync(t.config, "utf8");
-    const failed = await runOpsScript("install-package.ts", ["--uninstall"], { ...t.env, FAKE_OPENCLAW_FAIL: "uninstall" });
+    const failed = await runOpsScript("install.ts", ["--uninstall", "--config", t.config], { ...t.env, FAKE_OPENCLAW_FAIL: "uninstall" });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("openclaw plugins uninstall openclaw-context --force failed (exit 1): database is locked");
     expect(fs.readFileSync(t.config, "utf8")).toBe(installedText);
     expect(fs.existsSync(t.record)).toBe(true);
-    expect((await runOpsScript("install-package.ts", ["--uninstall"], t.env)).code).toBe(0);
+    expect((await runOpsScript("install.ts", ["--uninstall", "--config", t.config], t.env)).code).toBe(0);
     expect(fs.readFileSync(t.config, "utf8")).toBe(CONFIG);
   });
 
   it("installed with plain `openclaw plugins install` (no saved copy): our keys go and it says the comments cannot come back", async () => {
     const t = setup();
     t.openclaw("plugins", "install", t.tarball, "--force", "--accept-capabilities");
-    const removed = await runOpsScript("install-package.ts", ["--uninstall"], t.env);
+    const removed = await runOpsScript("install.ts", ["--uninstall", "--config", t.config], t.env);
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain("the comments and formatting OpenClaw's install dropped cannot come back");
     const after = JSON5.parse(fs.readFileSync(t.config, "utf8"));
@@ -176,19 +178,27 @@ describe("npm run install-package / openclaw context uninstall", () => {
     expect(after.agents.defaults.model.primary).toBe("mock/mock");
   });
 
-  it("refuses when the record is a hook-pack install (npm run install-hooks -- --uninstall removes that)", async () => {
+  it("`openclaw context uninstall` refuses when the record is a hook-pack install (npm run install-hooks -- --uninstall removes that)", async () => {
     const t = setup();
     fs.writeFileSync(t.record, JSON.stringify({ pack: "openclaw-context", version: 2, mode: "pack", configBefore: { existed: true, text: CONFIG }, hookStateBefore: { entries: {} }, units: { "hook-pack": { mode: "pack", path: "/x" } } }));
-    const removed = await runOpsScript("install-package.ts", ["--uninstall"], t.env);
-    expect(removed.code).toBe(1);
-    expect(removed.stderr).toContain("records a hook-pack install (hook-pack): remove it with npm run install-hooks -- --uninstall");
+    const { uninstallCommand } = await import("../../src/ops/commands/uninstall.ts");
+    const { OPENCLAW_CONTEXT, runCommand } = await import("../../src/ops/commands/command.ts");
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    vi.stubEnv("OPENCLAW_CLI", t.env.OPENCLAW_CLI);
+    try {
+      expect(await runCommand(uninstallCommand, ["--config", t.config], OPENCLAW_CONTEXT)).toBe(1);
+      expect(stderr.mock.calls.map((call) => String(call[0])).join("")).toContain("records a hook-pack install (hook-pack): remove it with npm run install-hooks -- --uninstall");
+    } finally {
+      stderr.mockRestore();
+      vi.unstubAllEnvs();
+    }
     expect(t.calls()).toEqual([]);
   });
 
-  it("bad usage exits 2", async () => {
+  it("--plugin on a 2026.3 host, or without the openclaw CLI, is bad usage (exit 2)", async () => {
     const t = setup();
-    expect((await runOpsScript("install-package.ts", [], t.env)).code).toBe(2);
-    expect((await runOpsScript("install-package.ts", [t.tarball], { ...t.env, OPENCLAW_CLI: "", PATH: "/nonexistent" })).code).toBe(2);
+    expect((await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], { ...t.env, FAKE_OPENCLAW_VERSION: "2026.3.13" })).code).toBe(2);
+    expect((await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config, "--no-cli"], t.env)).code).toBe(2);
   });
 });
 
@@ -214,10 +224,10 @@ describe("the hook pack (2026.3.x path): a rollback between install and uninstal
 
 describe("`openclaw context uninstall`: one more row of the package's command table", () => {
   it("is registered after the clone's commands, takes --config, and a bad option is exit 2 before anything runs", async () => {
-    const { PACKAGE_COMMANDS } = await import("../../src/plugin/cli.ts");
+    const { PLUGIN_COMMANDS } = await import("../../src/ops/commands/index.ts");
     const { uninstallCommand } = await import("../../src/ops/commands/uninstall.ts");
     const { OPENCLAW_CONTEXT, runCommand } = await import("../../src/ops/commands/command.ts");
-    expect(PACKAGE_COMMANDS.at(-1)).toBe(uninstallCommand);
+    expect(PLUGIN_COMMANDS.at(-1)).toBe(uninstallCommand);
     expect(uninstallCommand.help(OPENCLAW_CONTEXT)).toMatch(/^Usage: openclaw context uninstall \[--config <openclaw\.json>\]/);
     const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {

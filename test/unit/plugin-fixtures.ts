@@ -13,6 +13,7 @@ export function pluginTurns(openclawCfg: OpenClawConfig = ENGINE_SELECTED, plugi
   const context = createContextService({ createRetriever: deps.createRetriever, composeBlock: null, classify: deps.classify });
   const { config } = parsePluginConfig(pluginConfig);
   const views = createConfigViews(config);
-  const turns = createPluginTurns({ context, config, cfg: (hostCfg?: OpenClawConfig) => views(hostCfg ?? openclawCfg) });
-  return Object.assign(turns, { context });
+  const cfg = (hostCfg?: OpenClawConfig) => views(hostCfg ?? openclawCfg);
+  const turns = createPluginTurns({ context, config, cfg });
+  return Object.assign(turns, { context, cfg });
 }

@@ -1,20 +1,20 @@
-// The packaged plugin's entry (src/plugin/index.ts) against a recorded-shape plugin API:
-// what it registers per mode, version and switch, and what its agent:bootstrap hook does. The real
-// gateway path (install from the tarball, turns, `openclaw context status`) is test/e2e/package.e2e.test.ts.
+// The plugin's entry (src/plugin/index.ts) against a recorded-shape plugin API: what it registers
+// per mode, version and switch, and what its internal hooks do. The real gateway path (install
+// from the tarball, turns, `openclaw context status`) is the package e2e suites.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { CONTEXT_COMMAND, register } from "../../src/plugin/index.ts";
-import type { PackageApi } from "../../src/plugin/index.ts";
-import { configView, parsePackageConfig } from "../../src/context/plugin-config.ts";
+import { register } from "../../src/plugin/index.ts";
+import { CONTEXT_COMMAND } from "../../src/plugin/cli.ts";
+import { createPluginHooks } from "../../src/plugin/hooks.ts";
+import type { PluginApi } from "../../src/host/plugin-api.ts";
+import { configView, createConfigViews, parsePluginConfig } from "../../src/context/plugin-config.ts";
+import { createContextService } from "../../src/context/turn-service.ts";
 import { packageSection } from "../../src/ops/plugin-status.ts";
-import { createTriageHook } from "../../src/plugin/triage-hook.ts";
-import { createMemoryContextService } from "../../src/context/service.ts";
 import { dayFileFor } from "../../src/capture/capture.ts";
-import { createPluginAdapter } from "../../src/plugin/turns.ts";
 import { buildPlugin } from "../../src/ops/build-plugin.ts";
 import { waitForFileContaining } from "../e2e/wait-file.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
@@ -42,10 +42,10 @@ type Registered = {
   lines: string[];
 };
 
-function fakeApi(input: { pluginConfig?: unknown; version?: string; mode?: string; config?: Record<string, unknown> }): { api: PackageApi; got: Registered } {
+function fakeApi(input: { pluginConfig?: unknown; version?: string; mode?: string; config?: Record<string, unknown> }): { api: PluginApi; got: Registered } {
   const got: Registered = { hooks: [], cli: [], on: [], engines: [], lines: [] };
   const line = (text: string) => void got.lines.push(text);
-  const api: PackageApi = {
+  const api: PluginApi = {
     id: "openclaw-context",
     config: input.config ?? {},
     pluginConfig: input.pluginConfig,
@@ -69,7 +69,7 @@ function bootstrapEvent() {
 }
 const names = (event: ReturnType<typeof bootstrapEvent>) => (event.context.bootstrapFiles as { name: string; missing?: boolean }[]).filter((f) => !f.missing).map((f) => f.name);
 
-describe("packaged plugin entry", () => {
+describe("plugin entry", () => {
   it("registers the bootstrap hook, triage on message:received, the memory delivery and `openclaw context` on 2026.9.6", () => {
     const { api, got } = fakeApi({});
     register(api);
@@ -131,7 +131,7 @@ describe("packaged plugin entry", () => {
   it("the plugin's option objects reach the services through a view of openclaw.json, which is not mutated", () => {
     const cfg = { hooks: { internal: { entries: { "aci-bootstrap": { enabled: true, mode: "operator" } } } } };
     const before = JSON.stringify(cfg);
-    const { config } = parsePackageConfig({ memory: false, aciBootstrap: { toolsCompact: false } });
+    const { config } = parsePluginConfig({ memory: false, aciBootstrap: { toolsCompact: false } });
     const view = configView(cfg, config) as { hooks: { internal: { entries: Record<string, unknown> } } };
     expect(view.hooks.internal.entries["aci-bootstrap"]).toEqual({ toolsCompact: false, enabled: true });
     expect(view.hooks.internal.entries["ethos-context"]).toEqual({ enabled: false });
@@ -139,25 +139,25 @@ describe("packaged plugin entry", () => {
   });
 
   it("an unknown key is named and dropped; the valid keys apply", () => {
-    const { config, error } = parsePackageConfig({ enabeld: false, memory: false });
+    const { config, error } = parsePluginConfig({ enabeld: false, memory: false });
     expect(error).toMatch(/enabeld/);
     expect(config.enabled).toBe(true);
     expect(config.memory).toBe(false);
   });
 
-  it("status names the package's switches and memory channel", () => {
+  it("status names the plugin's switches and memory channel", () => {
     const cfg = { plugins: { slots: { contextEngine: "openclaw-context" }, entries: { "openclaw-context": { enabled: true, config: { bootstrap: false } } } } };
     expect(packageSection(cfg).split("\n")).toEqual([
-      "Plugin package (openclaw-context)",
+      "Plugin (openclaw-context)",
       "  entry: enabled in plugins.entries",
       "  switches: enabled true, bootstrap false, memory true",
-      "  memory delivery: runtime-context carrier through context engine openclaw-context",
+      "  memory delivery: runtime-context carrier through context engine openclaw-context (prependContext for Claude Opus 5.5 / Fable 5.1)",
     ]);
     expect(packageSection({})).toContain("not in plugins.entries");
   });
 });
 
-describe("packaged plugin: triage and capture on message:received", () => {
+describe("plugin: sender, triage and capture on message:received", () => {
   const REMEMBER = "Remember that my locker code is 4312";
   const FACT_LINE = "- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator";
   let ws: string;
@@ -169,9 +169,12 @@ describe("packaged plugin: triage and capture on message:received", () => {
   const written = () => (fs.existsSync(dayFile()) ? fs.readFileSync(dayFile(), "utf8") : "");
   const message = (sessionKey: string, text = REMEMBER) => webchatMessageEvent(sessionKey, text, `m-${sessionKey}`);
   const hookFor = (cfg: Record<string, unknown>, ethosContext: Record<string, unknown> = {}) => {
-    const { config } = parsePackageConfig({ ethosContext });
-    const service = createMemoryContextService();
-    return createTriageHook({ cfg: () => configView(cfg, config), configFrom: (viewed) => service.configFrom(viewed) });
+    const { config } = parsePluginConfig({ ethosContext });
+    const views = createConfigViews(config);
+    const context = createContextService();
+    const hooks = createPluginHooks({ context, cfg: (hostCfg) => views(hostCfg ?? cfg) });
+    // The triage runs in the background (the gateway does not wait); the handler hands it back, the test waits for it.
+    return { ...hooks, context };
   };
 
   it("the registered hook writes the main session's \"remember that …\" into memory/<today>.md, without holding the event up", async () => {
@@ -204,54 +207,53 @@ describe("packaged plugin: triage and capture on message:received", () => {
     expect(written()).toContain(FACT_LINE);
   });
 
-  it("an agent whose workspace config does not state is triaged in the workspace of its last bootstrap", async () => {
+  it("an agent whose workspace config does not state is triaged in the workspace of its last operator bootstrap, never a group's", async () => {
     const cfg = { agents: { list: [{ id: "main" }, { id: "work" }] } };
     const hook = hookFor(cfg);
     await hook.onMessageReceived(message("agent:main:main"));
     expect(written()).toBe("");
-    hook.onAgentBootstrap({ type: "agent", action: "bootstrap", sessionKey: "agent:main:main", context: { workspaceDir: ws, bootstrapFiles: [], agentId: "main" } });
+    const sandbox = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-sandbox-"));
+    await hook.onAgentBootstrap({ type: "agent", action: "bootstrap", sessionKey: "agent:main:telegram:group:-100777", context: { workspaceDir: sandbox, bootstrapFiles: [], agentId: "main" } });
     await hook.onMessageReceived(message("agent:main:main"));
-    expect(written()).toContain(FACT_LINE);
+    expect(written()).toBe("");
+    await hook.onAgentBootstrap({ type: "agent", action: "bootstrap", sessionKey: "agent:main:main", context: { workspaceDir: ws, bootstrapFiles: [], agentId: "main" } });
+    await hook.onMessageReceived(message("agent:main:main"));
+    expect(await waitForFileContaining(dayFile(), "4312")).toContain(FACT_LINE);
+    expect(fs.readdirSync(sandbox)).toEqual([]);
+    fs.rmSync(sandbox, { recursive: true, force: true });
   });
 
-  it("never throws: not an event, an event whose fields throw, memory: false registers no triage", async () => {
+  it("never throws: not an event, an event whose fields throw; memory: false still notes senders but captures nothing", async () => {
     const hook = hookFor({ agents: { defaults: { workspace: ws } } });
     const hostile = { type: "message", action: "received", get context(): never { throw new Error("boom"); } };
     await expect(hook.onMessageReceived(hostile)).resolves.toBeUndefined();
     await expect(hook.onMessageReceived(null)).resolves.toBeUndefined();
-    expect(() => hook.onAgentBootstrap(hostile)).not.toThrow();
-    const { api, got } = fakeApi({ pluginConfig: { memory: false } });
-    register(api);
-    expect(got.hooks.map((h) => h.name)).toEqual(["openclaw-context.aci-bootstrap"]);
+    await expect(hook.onAgentBootstrap(hostile)).resolves.toBeUndefined();
+    const off = hookFor({ agents: { defaults: { workspace: ws } } });
+    const { config } = parsePluginConfig({ memory: false });
+    const noMemory = createPluginHooks({ context: off.context, cfg: () => configView({ agents: { defaults: { workspace: ws } } }, config) });
+    await noMemory.onMessageReceived(message("agent:main:main"));
+    expect(written()).toBe("");
   });
 });
 
-describe("packaged plugin: its own log prefix and remedy, the companion keeps its wording", () => {
-  it("the package's lines (its own and the shared adapter's) carry [openclaw-context] and name `openclaw config set plugins.slots.contextEngine openclaw-context`", async () => {
+describe("plugin: its lines reach OpenClaw's log through api.logger", () => {
+  it("every line carries [openclaw-context]; the delivery line names `openclaw config set plugins.slots.contextEngine openclaw-context`", async () => {
     const { api, got } = fakeApi({ config: { plugins: { slots: { contextEngine: "legacy" } } } });
+    setLogDestination(undefined);
     register(api);
-    // An adapter line: before_prompt_build with no session key says so at debug level.
     await got.on[0]!.handler({ prompt: "hi" }, {});
-    expect(got.lines.length).toBeGreaterThanOrEqual(2);
+    expect(got.lines.length).toBeGreaterThanOrEqual(1);
     for (const line of got.lines) expect(line).toMatch(/^\[openclaw-context\] /);
     expect(got.lines.join("\n")).toContain(
       "memory delivery: prependContext (plugins.slots.contextEngine is not openclaw-context; select it with: openclaw config set plugins.slots.contextEngine openclaw-context)",
     );
-    expect(got.lines.join("\n")).not.toContain("install-hooks");
     expect(got.lines.join("\n")).not.toContain("companion");
-  });
-
-  it("the companion adapter keeps `[openclaw-context-companion]` and `run npm run install-hooks to select it`", async () => {
-    const lines: string[] = [];
-    const line = (text: string) => void lines.push(text);
-    const adapter = createPluginAdapter({ api: { config: {}, logger: { debug: line, info: line, warn: line, error: line } } });
-    await adapter.beforePromptBuild({ prompt: "hi" }, {});
-    expect(lines[0]).toMatch(/^\[openclaw-context-companion\] /);
-    expect(adapter.deliveryLine).toBe("prependContext (plugins.slots.contextEngine is not openclaw-context-companion; run npm run install-hooks to select it)");
+    setLogDestination(new Writable({ write: (_chunk, _enc, done) => done() }));
   });
 });
 
-describe("the compiled package depends on no second artifact", () => {
+describe("the compiled plugin depends on no second artifact", () => {
   it("dist/plugin/index.js has no delivery-claim symbol and no run-time search for the hook pack's adapter.ts or src/", { timeout: 120_000 }, async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-package-build-"));
     try {
