@@ -25,11 +25,13 @@ export function classifyByKey(sessionKey: string | undefined, cfg: OpenClawConfi
   return classifySession(sessionKey, { ownerIds: resolveOwners(cfg).owners, mainKeys: resolveMainKeys(cfg) });
 }
 
-/** Classified keys kept per config (a gateway serves a handful of sessions at a time). */
+/** Classified keys kept per owner list (a gateway serves a handful of sessions at a time), and owner lists kept. */
 const MAX_KEYS_PER_CONFIG = 256;
+const MAX_SIGNATURES = 8;
 const NO_CONFIG = {};
 
-type ConfigFacts = { owners: ResolvedOwners; mainKeys: string[]; byKey: Map<string, SessionClassification> };
+/** What a classification depends on in a config: its owners and main keys (`signature` names them). */
+type ConfigFacts = { owners: ResolvedOwners; mainKeys: string[]; signature: string };
 
 export type TurnClassifierDeps = { classify?: typeof classifySession; now?: () => number };
 
@@ -38,6 +40,12 @@ export class TurnClassifier {
   private readonly classify: typeof classifySession;
   private readonly now: () => number;
   private readonly facts = new WeakMap<object, ConfigFacts>();
+  /**
+   * Classifications by owners-and-main-keys signature, then by key: the hook pack's events of one
+   * turn carry different config objects (message:received reads openclaw.json, agent:bootstrap
+   * gets the host's), with the same owners.
+   */
+  private readonly bySignature = new Map<string, Map<string, SessionClassification>>();
 
   constructor(deps: TurnClassifierDeps = {}) {
     this.classify = deps.classify ?? classifySession;
@@ -48,7 +56,9 @@ export class TurnClassifier {
     const key = cfg ?? NO_CONFIG;
     let facts = this.facts.get(key);
     if (!facts) {
-      facts = { owners: resolveOwners(cfg), mainKeys: resolveMainKeys(cfg), byKey: new Map() };
+      const owners = resolveOwners(cfg);
+      const mainKeys = resolveMainKeys(cfg);
+      facts = { owners, mainKeys, signature: JSON.stringify([owners.owners, mainKeys]) };
       this.facts.set(key, facts);
     }
     return facts;
@@ -57,13 +67,20 @@ export class TurnClassifier {
   /** The key's own classification (no sender rule), once per key and config. */
   keyClassification(sessionKey: string | undefined, cfg: OpenClawConfig | undefined): SessionClassification {
     const facts = this.factsFor(cfg);
+    let byKey = this.bySignature.get(facts.signature);
+    if (!byKey) {
+      // A new owner list (config changed): the old classifications are of no use any more.
+      if (this.bySignature.size >= MAX_SIGNATURES) this.bySignature.delete(this.bySignature.keys().next().value as string);
+      byKey = new Map();
+      this.bySignature.set(facts.signature, byKey);
+    }
     const cacheKey = sessionKey ?? "";
-    let classification = facts.byKey.get(cacheKey);
+    let classification = byKey.get(cacheKey);
     if (!classification) {
       classification = this.classify(sessionKey, { ownerIds: facts.owners.owners, mainKeys: facts.mainKeys });
-      if (facts.byKey.size >= MAX_KEYS_PER_CONFIG) facts.byKey.delete(facts.byKey.keys().next().value as string);
-    } else facts.byKey.delete(cacheKey);
-    facts.byKey.set(cacheKey, classification);
+      if (byKey.size >= MAX_KEYS_PER_CONFIG) byKey.delete(byKey.keys().next().value as string);
+    } else byKey.delete(cacheKey);
+    byKey.set(cacheKey, classification);
     return classification;
   }
 

@@ -10,7 +10,7 @@ import { build } from "esbuild";
 import { z } from "zod";
 import { PluginConfigSchema } from "../context/plugin-config.ts";
 import { PLUGIN_ID } from "../host/ids.ts";
-import { CONTEXT_COMMAND } from "../plugin/cli.ts";
+import { CONTEXT_COMMAND } from "./commands/index.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SOURCE = path.join(ROOT, "src", "plugin");

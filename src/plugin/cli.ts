@@ -2,17 +2,10 @@
 // subcommand is one row of the command table, the same code as the clone's `npm run <name>`:
 // commander only routes; the command gets its raw arguments (its own --help and option parsing
 // included) and its exit code becomes the CLI's.
-import type { CliDescriptor, CommandLike } from "../host/plugin-api.ts";
+import type { CommandLike } from "../host/plugin-api.ts";
 import { OPENCLAW_CONTEXT, runCommand } from "../ops/commands/command.ts";
 import type { OperatorCommand } from "../ops/commands/command.ts";
-import { PLUGIN_COMMANDS } from "../ops/commands/index.ts";
-
-/** The `context` group (also in openclaw.plugin.json's cliCommands, written from this by the build). */
-export const CONTEXT_COMMAND: CliDescriptor = {
-  name: "context",
-  description: `openclaw-context: ${PLUGIN_COMMANDS.map((command) => command.name).join(", ")}`,
-  hasSubcommands: true,
-};
+import { CONTEXT_COMMAND, PLUGIN_COMMANDS } from "../ops/commands/index.ts";
 
 export function registerContextCommands(program: unknown, commands: readonly OperatorCommand[] = PLUGIN_COMMANDS): void {
   const context = (program as CommandLike).command(CONTEXT_COMMAND.name).description(CONTEXT_COMMAND.description);

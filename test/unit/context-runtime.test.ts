@@ -7,6 +7,7 @@ import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { upsertMemoryRecord } from "../../src/hook-pack/memory-turns.ts";
 import { HookPack } from "../../src/hook-pack/service.ts";
 import { configuredWorkspace } from "../../src/context/workspace.ts";
+import { classifySession } from "../../src/session/classify.ts";
 import type { RetrieverFactory } from "../../src/context/service.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { setLogDestination } from "../../src/core/log.ts";
@@ -418,5 +419,26 @@ describe("configuredWorkspace (workspace for message:received before any bootstr
   it("never guesses in a multi-agent roster or for other agents", () => {
     expect(configuredWorkspace({ agents: { defaults: { workspace: "/ws" }, list: [{ id: "main" }, { id: "work" }] } }, "main", env)).toBeUndefined();
     expect(configuredWorkspace({ agents: { defaults: { workspace: "/ws" } } }, "work", env)).toBeUndefined();
+  });
+});
+
+describe("one classification per turn (issue 25)", () => {
+  it("message:received, aci-bootstrap and ethos-context of one turn classify the session key once, and a stranger's sender applies to all of them", async () => {
+    let classified = 0;
+    const counting: typeof classifySession = (key, options) => ((classified += 1), classifySession(key, options));
+    const rt = runtime({ classify: counting });
+    rt.onMessageReceived(message(MAIN, "What's my sailboat called?"));
+    const event = bootstrap(MAIN);
+    await rt.bootstrapFiles(event, coreFiles());
+    expect(ourRecords(await rt.onAgentBootstrap(event))).toHaveLength(1);
+    expect(classified).toBe(1);
+
+    // A paired friend's message in the same main session (dmScope "main"): no memory, USER.md's set goes too.
+    const friend = { ...message(MAIN, "What's my sailboat called?", "m-friend"), context: { content: "What's my sailboat called?", messageId: "m-friend", channelId: "telegram", metadata: { senderId: "777", provider: "telegram" } } };
+    rt.onMessageReceived(friend as MessageReceivedEvent);
+    const next = bootstrap(MAIN);
+    expect(rt.turnOfBootstrap(next).classification).toMatchObject({ type: "EXTERNAL_DM", rule: "sender-not-owner" });
+    expect(await rt.onAgentBootstrap(next)).toBeUndefined();
+    expect(classified).toBe(1);
   });
 });

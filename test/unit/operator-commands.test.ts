@@ -14,9 +14,9 @@ import type { OperatorCommand } from "../../src/ops/commands/command.ts";
 import { OPERATOR_COMMANDS } from "../../src/ops/commands/index.ts";
 import { rollback } from "../../src/ops/rollback.ts";
 import { collectStatus, formatStatus } from "../../src/ops/status.ts";
-import { CONTEXT_COMMAND, registerContextCommands } from "../../src/plugin/cli.ts";
+import { registerContextCommands } from "../../src/plugin/cli.ts";
 import type { CommandLike } from "../../src/host/plugin-api.ts";
-import { PLUGIN_COMMANDS } from "../../src/ops/commands/index.ts";
+import { CONTEXT_COMMAND, PLUGIN_COMMANDS } from "../../src/ops/commands/index.ts";
 import { pluginManifest } from "../../src/ops/build-plugin.ts";
 import { REPO_ROOT, runOpsScript } from "./ops-run-script.ts";
 

@@ -8,7 +8,7 @@ import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { register } from "../../src/plugin/index.ts";
-import { CONTEXT_COMMAND } from "../../src/plugin/cli.ts";
+import { CONTEXT_COMMAND } from "../../src/ops/commands/index.ts";
 import { createPluginHooks } from "../../src/plugin/hooks.ts";
 import type { PluginApi } from "../../src/host/plugin-api.ts";
 import { configView, createConfigViews, parsePluginConfig } from "../../src/context/plugin-config.ts";

@@ -24,3 +24,10 @@ export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
 
 /** `openclaw context …`: the operator commands, and the plugin's own uninstall (a clone uses npm run install-hooks -- --uninstall). */
 export const PLUGIN_COMMANDS: readonly OperatorCommand[] = [...OPERATOR_COMMANDS, uninstallCommand];
+
+/** The `context` group of the openclaw CLI (openclaw.plugin.json's cliCommands: OpenClaw lists it before it loads the plugin). */
+export const CONTEXT_COMMAND = {
+  name: "context",
+  description: `openclaw-context: ${PLUGIN_COMMANDS.map((command) => command.name).join(", ")}`,
+  hasSubcommands: true,
+};
