@@ -12,6 +12,8 @@ export default {
     "src/bootstrap/policy.ts",
     "src/bootstrap/fail-closed.ts",
     "src/fs/lock.ts",
+    "src/fs/locked-writes.ts",
+    "src/context/turn.ts",
   ],
   coverageAnalysis: "perTest",
   // Stryker rewrites tsconfig.json paths with the TypeScript JS API, which TypeScript 7 (native)

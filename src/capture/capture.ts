@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { appendFileLocked, updateFileLocked } from "../fs/lock.ts";
+import { appendFileLocked, updateFileLocked } from "../fs/locked-writes.ts";
 import { getLogger } from "../core/log.ts";
 import type { LockOptions } from "../fs/lock.ts";
 import { readRegularFile } from "../fs/safe-read.ts";

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { contentHash } from "../fs/atomic.ts";
-import { appendFileLocked } from "../fs/lock.ts";
-import type { LockOptions, LockedWriteResult } from "../fs/lock.ts";
+import { appendFileLocked } from "../fs/locked-writes.ts";
+import type { LockOptions } from "../fs/lock.ts";
+import type { LockedWriteResult } from "../fs/locked-writes.ts";
 
 // CORRECTIONS.md (persistent memory spec §5.3): one entry per detected recall failure, written under
 // the file's lock. Entries are Markdown so the operator can read and edit them; the fields are

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { contentHash } from "../fs/atomic.ts";
-import { appendFileLocked } from "../fs/lock.ts";
+import { appendFileLocked } from "../fs/locked-writes.ts";
 import { canWriteIntoWorkspace } from "../fs/workspace-guard.ts";
 import { getLogger } from "../core/log.ts";
 import { boundedId, storedSessionKey } from "../core/bounded-id.ts";

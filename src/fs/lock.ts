@@ -4,8 +4,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import lockfile from "proper-lockfile";
 import { getLogger } from "../core/log.ts";
-import { contentHash, MAX_LOCKED_FILE_BYTES, readFileOrEmpty, writeFileAtomic } from "./atomic.ts";
-import { isPathInside, readRegularFile, readRegularText, realPathOrResolved } from "./safe-read.ts";
+import { readRegularText } from "./safe-read.ts";
 
 // Advisory per-file locks, persistent memory spec §4.1.
 //
@@ -20,7 +19,7 @@ import { isPathInside, readRegularFile, readRegularText, realPathOrResolved } fr
 //   with LockUnavailableError. Nothing is written without the lock.
 // - Callers in the same process queue up in memory first, so they never spin on their own lock.
 // - Hold locks briefly: the callback should only write. Do all network and LLM work before taking
-//   the lock; `updateFileLocked` enforces that with a synchronous transform.
+//   the lock; `updateFileLocked` (locked-writes.ts) enforces that with a synchronous transform.
 
 export type LockOptions = {
   /** Seconds between attempts (spec default 2). Fractions are allowed (tests use milliseconds). */
@@ -100,11 +99,6 @@ export async function readLockOwner(file: string): Promise<LockOwner | null> {
     }
   }
   return null;
-}
-
-/** Is `<file>.lock` present and fresh (held by a live process)? */
-export async function isLocked(file: string, options: LockOptions = {}): Promise<boolean> {
-  return lockfile.check(file, { realpath: false, lockfilePath: lockPathFor(file), stale: staleMs(options) });
 }
 
 function staleMs(options: LockOptions): number {
@@ -251,222 +245,5 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, option
     }
   } finally {
     endTurn();
-  }
-}
-
-/** Someone outside our lock (OpenClaw's writers, the agent's edit tool) changed the file mid-write. */
-export class ConcurrentEditError extends Error {
-  readonly code = "ECONCURRENTEDIT";
-  readonly file: string;
-  constructor(file: string) {
-    super(`${file} changed while we were writing it`);
-    this.name = "ConcurrentEditError";
-    this.file = file;
-  }
-}
-
-/** The caller's `expectedHash` no longer matches the file: re-read and decide again. */
-export class ContentChangedError extends Error {
-  readonly code = "ECONTENTCHANGED";
-  readonly file: string;
-  readonly actualHash: string;
-  constructor(file: string, actualHash: string) {
-    super(`${file} no longer has the expected content hash`);
-    this.name = "ContentChangedError";
-    this.file = file;
-    this.actualHash = actualHash;
-  }
-}
-
-export type LockedWriteOptions = LockOptions & {
-  /** Compare-and-swap: abort with ContentChangedError unless the file still hashes to this. */
-  expectedHash?: string;
-  /** How many times to redo the read-modify-write when an unlocked writer interferes (default 3). */
-  maxConflictRetries?: number;
-  /**
-   * Refuse (throw) when the file's real path leaves this folder: a CORRECTIONS.md that is a link to
-   * somewhere else must not have that file's text copied into the workspace.
-   */
-  containWithin?: string;
-};
-
-export type LockedWriteResult = { written: boolean; hashBefore: string; hashAfter: string; conflicts: number };
-
-/**
- * Read-modify-write under the lock. `transform` is synchronous on purpose: it must only compute the
- * new text (no network, no LLM). Returns null or the same text to skip the write.
- *
- * Writers that ignore our lock are detected by hashing: the file is re-read right before the
- * rename, and if it changed since we read it the attempt is thrown away and redone from the new
- * content, so their edit is never overwritten by a stale copy. (A change landing in the
- * microseconds between that check and the rename can still be lost; only a lock they also take
- * could close that window.)
- */
-export async function updateFileLocked(
-  file: string,
-  transform: (current: string) => string | null,
-  options: LockedWriteOptions = {},
-): Promise<LockedWriteResult> {
-  const maxConflicts = options.maxConflictRetries ?? 3;
-  return withFileLock(
-    file,
-    async () => {
-      for (let conflicts = 0; ; conflicts++) {
-        const current = await readFileOrEmpty(file, undefined, options.containWithin);
-        const hashBefore = contentHash(current);
-        if (options.expectedHash !== undefined && options.expectedHash !== hashBefore) {
-          throw new ContentChangedError(file, hashBefore);
-        }
-        const next = transform(current);
-        if (next === null || next === current) return { written: false, hashBefore, hashAfter: hashBefore, conflicts };
-        try {
-          await writeFileAtomic(file, next, {
-            beforeCommit: async () => {
-              if (contentHash(await readFileOrEmpty(file, undefined, options.containWithin)) !== hashBefore) throw new ConcurrentEditError(file);
-            },
-          });
-          return { written: true, hashBefore, hashAfter: contentHash(next), conflicts };
-        } catch (error) {
-          if (!(error instanceof ConcurrentEditError) || conflicts >= maxConflicts) throw error;
-          log().warn({ file, conflicts: conflicts + 1 }, "file changed outside our lock during a write; retrying");
-          // Back off (with jitter) before re-reading, so a busy plain writer gets a quiet moment.
-          await sleep(Math.min(200, 5 * 2 ** conflicts) * (0.5 + Math.random()));
-        }
-      }
-    },
-    options,
-  );
-}
-
-export type AppendOptions = LockedWriteOptions & {
-  /** Skip the write when the exact text is already in the file (makes retries idempotent). */
-  skipIfPresent?: boolean;
-};
-
-/** Text with a newline between it and existing content and a newline at its end. */
-export function appendText(current: string, text: string): string {
-  const entry = text.endsWith("\n") ? text : `${text}\n`;
-  if (current === "") return entry;
-  return current.endsWith("\n") ? current + entry : `${current}\n${entry}`;
-}
-
-/**
- * Append `text` to `file` under its lock, without ever rewriting the file: the new bytes (with a
- * separating newline when the file does not end in one) go out in one O_APPEND write. The kernel
- * places every O_APPEND write at the end of the file at the moment it lands, so a writer that
- * ignores our lock and appends too (OpenClaw's own writers) never has its bytes overwritten, and
- * our append never has to be redone because of it: locked appends make progress next to any
- * number of plain appenders. The lock still orders our own writers and keeps the read (for the
- * separator, `skipIfPresent` and `expectedHash`) consistent with the write.
- *
- * What a plain writer can still do: append an unterminated line in the microseconds between our
- * look at the last byte and our write; our entry then starts on that line (nothing is lost). And
- * when its append stays half-visible through every look of `lineEnd`, our entry follows a blank
- * line. The result's `conflicts` counts writes that landed next to someone else's (the file grew
- * by more than our bytes); `hashAfter` is then the hash of what is on disk after our write.
- *
- * `text` may be a function of the file's current text, called under the lock: it returns the entry
- * to append, or null to append nothing (e.g. the entry is a repeat of a line already there). Like
- * `updateFileLocked`'s transform it is synchronous: decide, do not do network or LLM work.
- */
-export async function appendFileLocked(
-  file: string,
-  text: string | ((current: string) => string | null),
-  options: AppendOptions = {},
-): Promise<LockedWriteResult> {
-  return withFileLock(
-    file,
-    async () => {
-      const { current, target } = await readForAppend(file, options.containWithin);
-      const hashBefore = contentHash(current);
-      if (options.expectedHash !== undefined && options.expectedHash !== hashBefore) throw new ContentChangedError(file, hashBefore);
-      const entry = typeof text === "function" ? text(current) : text;
-      if (entry === null || (options.skipIfPresent && current.includes(entry))) return { written: false, hashBefore, hashAfter: hashBefore, conflicts: 0 };
-      const landed = await appendBytes(target, appendText("", entry));
-      if (!landed.alone) log().warn({ file }, "another writer appended next to our locked append; both entries kept");
-      const hashAfter =
-        landed.alone && landed.sizeBefore === Buffer.byteLength(current)
-          ? contentHash(current + landed.written)
-          : contentHash(await readFileOrEmpty(target, undefined, options.containWithin));
-      return { written: true, hashBefore, hashAfter, conflicts: landed.alone ? 0 : 1 };
-    },
-    options,
-  );
-}
-
-/**
- * The file's text and the path to append to: its real path when it exists (a link inside
- * `containWithin` is followed, one leaving it is refused), else the path itself, whose folder must
- * then resolve inside `containWithin`. Same refusals as every read: regular files only, bounded.
- */
-async function readForAppend(file: string, containWithin: string | undefined): Promise<{ current: string; target: string }> {
-  const read = await readRegularFile(file, { maxBytes: MAX_LOCKED_FILE_BYTES, root: containWithin });
-  if (read.ok) return { current: read.bytes.toString("utf8"), target: read.realPath };
-  if (read.reason !== "missing") {
-    throw Object.assign(new Error(`${file}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}, not read`), { code: "EUNSAFEREAD" });
-  }
-  const target = path.resolve(file);
-  if (containWithin !== undefined) {
-    const [realRoot, realFolder] = await Promise.all([realPathOrResolved(containWithin), realPathOrResolved(path.dirname(target))]);
-    if (!isPathInside(realRoot, path.join(realFolder, path.basename(target)))) {
-      throw Object.assign(new Error(`${file}: outside-root, not written`), { code: "EUNSAFEREAD" });
-    }
-  }
-  return { current: "", target };
-}
-
-// O_NOFOLLOW: never write through a symlink (a link inside the workspace is written at its real
-// path, checked below). O_NONBLOCK: a FIFO without a reader fails at once instead of parking a thread.
-const APPEND_FLAGS =
-  fs.constants.O_RDWR |
-  fs.constants.O_APPEND |
-  fs.constants.O_CREAT |
-  (fs.constants.O_NOFOLLOW ?? 0) |
-  // Stryker disable next-line LogicalOperator: on Linux an O_RDWR open of a FIFO never blocks; only another OS (or a device node swapped in mid-append) tells it apart
-  (fs.constants.O_NONBLOCK ?? 0);
-
-type Appended = { written: string; sizeBefore: number; alone: boolean };
-
-const LINE_END_LOOKS = 8;
-
-/**
- * The separator our entry needs: "\n" when the file's last byte is not a newline. A plain writer's
- * append that crosses a page boundary is visible for a moment at the boundary, mid-line (seen on
- * ext4, Linux 6.18: `fstat` between its two page copies); our write then waits for it and would
- * leave a blank line. Such a view does not last: the size moves between two looks, so we look
- * again. Bounded; a writer that stays mid-write through every look costs at most one blank line.
- */
-export async function lineEnd(handle: fs.FileHandle, firstSize: number): Promise<{ size: number; separator: string }> {
-  let size = firstSize;
-  for (let look = 1; ; look++) {
-    if (size === 0) return { size, separator: "" };
-    const last = Buffer.alloc(1);
-    const { bytesRead } = await handle.read(last, 0, 1, size - 1);
-    if (bytesRead === 1 && last[0] === 0x0a) return { size, separator: "" };
-    const again = (await handle.stat()).size;
-    if (again === size || look === LINE_END_LOOKS) return { size, separator: "\n" };
-    size = again;
-  }
-}
-
-/** One O_APPEND write of `entry` (after a newline when the file's last byte is not one), fsynced. */
-async function appendBytes(target: string, entry: string): Promise<Appended> {
-  const handle = await fs.open(target, APPEND_FLAGS, 0o644);
-  try {
-    const first = await handle.stat();
-    if (!first.isFile()) throw Object.assign(new Error(`${target}: not-a-file, not written`), { code: "EUNSAFEREAD" });
-    const { size: sizeBefore, separator } = await lineEnd(handle, first.size);
-    const written = separator + entry;
-    const bytes = Buffer.from(written);
-    // One write call: a partial write of a small entry to a regular file does not happen in
-    // practice, but if it did, the rest follows (still at the end, still never overwriting).
-    let offset = 0;
-    // Stryker disable next-line ArithmeticOperator: offset is 0 on the one write a regular file takes, where + and - agree
-    while (offset < bytes.length) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
-    await handle.sync();
-    const after = await handle.stat();
-    return { written, sizeBefore, alone: after.size - sizeBefore === bytes.length };
-  } finally {
-    await handle.close();
   }
 }

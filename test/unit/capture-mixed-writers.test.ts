@@ -16,8 +16,8 @@ import { startPlainWriter } from "./plain-writer.ts";
 // The in-place edit can be made to fail on demand (as it does after its retries next to a writer
 // that never pauses); otherwise it is the real one.
 const failEdits = vi.hoisted(() => ({ on: false }));
-vi.mock("../../src/fs/lock.ts", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../src/fs/lock.ts")>();
+vi.mock("../../src/fs/locked-writes.ts", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/fs/locked-writes.ts")>();
   return {
     ...real,
     updateFileLocked: (...args: Parameters<typeof real.updateFileLocked>) =>

@@ -4,18 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { contentHash, isAtomicTempName, writeFileAtomic } from "../../src/fs/atomic.ts";
-import {
-  ContentChangedError,
-  LockUnavailableError,
-  appendFileLocked,
-  appendText,
-  lockPathFor,
-  ownerPathFor,
-  parseOwner,
-  readLockOwner,
-  updateFileLocked,
-  withFileLock,
-} from "../../src/fs/lock.ts";
+import { LockUnavailableError, lockPathFor, ownerPathFor, parseOwner, readLockOwner, withFileLock } from "../../src/fs/lock.ts";
+import { ContentChangedError, appendFileLocked, appendText, updateFileLocked } from "../../src/fs/locked-writes.ts";
 
 const fast = { retryIntervalSeconds: 0.01, maxRetries: 3 };
 let dir: string;

@@ -1,6 +1,6 @@
 import type fs from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { lineEnd } from "../../src/fs/lock.ts";
+import { lineEnd } from "../../src/fs/locked-writes.ts";
 
 // The separator decision of a locked append, against a file another writer is appending to. The
 // kernel shows such a file for a moment at a page boundary, mid-line (ext4, Linux 6.18): these

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { appendFileLocked } from "../../src/fs/lock.ts";
+import { appendFileLocked } from "../../src/fs/locked-writes.ts";
 import { startPlainWriter } from "./plain-writer.ts";
 
 // Issue 20: a writer that ignores our lock appends to the same memory file (as OpenClaw's own

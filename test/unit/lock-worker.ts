@@ -1,7 +1,8 @@
 // Child process for the multi-process lock tests (spawned with `node --import tsx`).
 //   append <workerId> <count> <memoryFile> <dailyFile>  append <count> entries to both files
 //   hold <file> <staleSeconds>                          take the lock, print "locked", then wait to be killed
-import { appendFileLocked, withFileLock } from "../../src/fs/lock.ts";
+import { withFileLock } from "../../src/fs/lock.ts";
+import { appendFileLocked } from "../../src/fs/locked-writes.ts";
 
 const [mode, ...args] = process.argv.slice(2);
 // Attempts bounded by progress, not by a clock: a worker waits as long as the others keep writing

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { applyConfidenceGate } from "../../src/context/gate.ts";
 import { contentHash, MAX_LOCKED_FILE_BYTES } from "../../src/fs/atomic.ts";
-import { appendFileLocked, ContentChangedError, updateFileLocked, withFileLock } from "../../src/fs/lock.ts";
+import { withFileLock } from "../../src/fs/lock.ts";
+import { appendFileLocked, ContentChangedError, updateFileLocked } from "../../src/fs/locked-writes.ts";
 
 // Behaviour the mutation run (`npm run mutation`) showed no test pinned down in the code added after
 // the first mutation work: lock.ts's O_APPEND append path, its refusals, the conflict back-off and the

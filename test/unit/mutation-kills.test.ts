@@ -9,17 +9,8 @@ import { ALWAYS_KEPT, DEFAULT_POLICY, fileSetFor, policyFromConfig, resolveBoots
 import { parseEthosContextConfig } from "../../src/context/config.ts";
 import { applyConfidenceGate } from "../../src/context/gate.ts";
 import { isSafeGroupMemoryDir, resolveRetrievalScope } from "../../src/context/scope.ts";
-import {
-  ConcurrentEditError,
-  ContentChangedError,
-  LockUnavailableError,
-  isLocked,
-  lockPathFor,
-  ownerPathFor,
-  parseOwner,
-  updateFileLocked,
-  withFileLock,
-} from "../../src/fs/lock.ts";
+import { LockUnavailableError, lockPathFor, ownerPathFor, parseOwner, withFileLock } from "../../src/fs/lock.ts";
+import { ConcurrentEditError, ContentChangedError, updateFileLocked } from "../../src/fs/locked-writes.ts";
 import { classifySession, keyShapeOf, resetClassifierWarnings } from "../../src/session/classify.ts";
 import { resolveMainKeys, resolveOwners } from "../../src/session/owners.ts";
 import { sampleSessionKeys } from "../../src/session/sample-keys.ts";
@@ -377,11 +368,12 @@ describe("lock.ts: owner records and errors", () => {
     expect(parseOwner("PID: 42\nAGENT: a\n")).toBeNull();
   });
 
-  it("the owner record carries this host while held; isLocked tells held from free", async () => {
-    const seen = await withFileLock(file, async () => ({ owner: parseOwner(fs.readFileSync(ownerPathFor(file), "utf8")), locked: await isLocked(file) }));
+  it("the owner record carries this host while held; the lock and its owner file go with the release", async () => {
+    const seen = await withFileLock(file, async () => ({ owner: parseOwner(fs.readFileSync(ownerPathFor(file), "utf8")), locked: fs.existsSync(lockPathFor(file)) }));
     expect(seen.owner?.host).toBe(os.hostname());
     expect(seen.locked).toBe(true);
-    expect(await isLocked(file)).toBe(false);
+    expect(fs.existsSync(lockPathFor(file))).toBe(false);
+    expect(fs.existsSync(ownerPathFor(file))).toBe(false);
   });
 
   it("an unavailable lock says who holds it, and logs the failure", async () => {
