@@ -24,7 +24,6 @@ export type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval }
 // record back, in reverse order. openclaw.json is snapshotted ONCE, before any unit runs (the
 // `openclaw plugins|hooks install` commands rewrite it: they enable entries, add install records,
 // and strip comments), so uninstall can put the file back byte for byte.
-//
 
 /** Kept next to openclaw.json (install-state file). */
 export type InstallRecord = {
