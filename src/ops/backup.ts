@@ -67,13 +67,3 @@ export function evaluateBackupGate(statuses: BackupStatus[]): GateResult {
   return { ok: problems.length === 0, problems };
 }
 
-/** Read-only check used by rollback and the Phase 0 gate: which backups exist, with their hashes. */
-export async function listPhase0Backups(workspace: string): Promise<{ file: BackupFile; backup: string; present: boolean; hash?: string }[]> {
-  const rows = [];
-  for (const file of BACKUP_FILES) {
-    const backup = phase0BackupPath(workspace, file);
-    const present = await exists(backup);
-    rows.push({ file, backup, present, hash: present ? await sha256File(backup) : undefined });
-  }
-  return rows;
-}

@@ -36,11 +36,6 @@ export function sectionsMatching(text: string, pattern: RegExp, level?: number):
   return findSections(text).filter((section) => pattern.test(section.title) && (level === undefined || section.level === level));
 }
 
-/** Body of a section without its heading line. */
-export function sectionBody(text: string, section: Section): string {
-  return splitLines(text).slice(section.startLine + 1, section.endLine).join("\n");
-}
-
 /** Replace lines [startLine, endLine) with `replacement` (LF or CRLF, re-joined in the file's own EOL). */
 export function replaceLines(text: string, startLine: number, endLine: number, replacement: string): string {
   const eol = detectEol(text);

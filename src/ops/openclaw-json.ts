@@ -122,24 +122,6 @@ export function setHookEntries(configPath: string, changes: HookEntryChange[]): 
   );
 }
 
-/** Uninstall: drop entries that hold nothing but `enabled`; keep (disabled) entries with operator settings. */
-export function removeHookEntries(configPath: string, hookKeys: string[]): Promise<ConfigEditResult> {
-  return editOpenClawJson(configPath, (config) => {
-    const entries = (config.hooks as JsonObject | undefined)?.internal as JsonObject | undefined;
-    const map = isObject(entries?.entries) ? entries.entries : undefined;
-    if (!map) return false;
-    let changed = false;
-    for (const key of hookKeys) {
-      const entry = map[key];
-      if (!isObject(entry)) continue;
-      if (Object.keys(entry).every((k) => k === "enabled")) delete map[key];
-      else entry.enabled = false;
-      changed = true;
-    }
-    return changed;
-  });
-}
-
 /** What install changed in hooks.internal, so uninstall can put it back exactly. */
 export type HookStateRecord = { internalEnabled?: boolean; entries: Record<string, { existed: boolean; enabled?: boolean }> };
 
