@@ -22,7 +22,7 @@ import type { InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./inst
 
 export const PACK_ID = HOOK_PACK_ID;
 export const HOOK_NAMES = [HOOK_KEYS.aciBootstrap, HOOK_KEYS.ethosContext];
-const PACK_COPY_EXCLUDES = new Set(["node_modules", ".git", ".cache", "coverage", ".e2e-work", "bench", "test", "fixtures"]);
+const PACK_COPY_EXCLUDES = new Set(["node_modules", ".git", ".cache", "coverage", ".e2e-work", ".mutation", "dist", "bench", "test", "fixtures"]);
 
 export type HookEligibility = { name: string; found: boolean; eligible: boolean; source?: string; blockedReason?: string };
 
