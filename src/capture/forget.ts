@@ -14,7 +14,7 @@ import type { HygieneConfig } from "../memory/config-md.ts";
 import { parseMemoryEntries } from "../memory/confidence.ts";
 import { dropIndexCaches } from "../memory/index-cache.ts";
 import { memoryFilesEdited } from "../memory/memory-index.ts";
-import { isSecretEntry, redactSecrets } from "../memory/secrets.ts";
+import { findSecrets, redactSecrets } from "../memory/secrets.ts";
 import { defaultIndexCacheDir } from "../memory/sources.ts";
 import { parseCapturedLine } from "./capture.ts";
 import { CORRECTIONS_FILE_NAME } from "./corrections.ts";
@@ -363,7 +363,8 @@ async function appendRecord(workspaceDir: string, record: ForgetLogRecord, lock:
 /** What undo needs, in the form the record may hold: plain, sealed when a piece holds a secret, or none. */
 async function undoData(edits: FileEdit[], keep: boolean, env: NodeJS.ProcessEnv | undefined): Promise<Pick<ForgetRecord, "edits" | "sealed" | "undo">> {
   if (!keep) return { undo: "not kept" };
-  const secret = edits.some((edit) => edit.segments.some((s) => isSecretEntry(s.removed) || isSecretEntry(s.anchor)));
+  // A withheld marker is no secret; a value is (kept by memory_keep_secrets, or written by hand).
+  const secret = edits.some((edit) => edit.segments.some((s) => findSecrets(s.removed).length > 0 || findSecrets(s.anchor).length > 0));
   if (!secret) return { edits, undo: "kept" };
   try {
     return { sealed: await sealText(JSON.stringify(edits), env), undo: "sealed" };

@@ -100,7 +100,7 @@ function looksLikeKey(token: string): boolean {
 
 /** The part of a keyword's clause that is the secret, or undefined when the clause is not a value of that kind. */
 function valueSpan(kind: SecretKind, clause: string, bare: boolean): number | undefined {
-  if (!clause || NOT_A_VALUE.has(firstWord(clause))) return undefined;
+  if (!/[\p{L}\p{N}]/u.test(clause) || NOT_A_VALUE.has(firstWord(clause))) return undefined;
   const token = firstToken(clause);
   switch (kind) {
     case "password":
@@ -216,8 +216,9 @@ function prefixedKeys(text: string): SecretSpan[] {
 /** Every secret value in `text`, in order, overlaps merged (the earlier span's kind wins). */
 export function findSecrets(text: string): SecretSpan[] {
   if (!text) return [];
-  // A value already withheld is no value: "[password withheld]" must not read as "password" + value.
-  const masked = text.replace(WITHHELD_ALL, (marker) => " ".repeat(marker.length));
+  // A value already withheld is no value: "[password withheld]" must not read as "password" + value,
+  // and what follows the marker is not the value either (";" ends the clause, same length kept).
+  const masked = text.replace(WITHHELD_ALL, (marker) => `;${" ".repeat(marker.length - 1)}`);
   const all = [...keywordSecrets(masked), ...cardSecrets(masked), ...ibanSecrets(masked), ...prefixedKeys(masked)].sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: SecretSpan[] = [];
   for (const span of all) {

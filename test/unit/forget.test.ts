@@ -114,6 +114,9 @@ describe("\"forget that …\" in the owner's chat", () => {
     // The audit log: the tombstone and the undo data, written under its lock.
     const [record] = (await readForgetLog(ws)) as ForgetRecord[];
     expect(record).toMatchObject({ type: "forget", origin: "chat", undo: "kept", facts: [{ id: factId("my locker code is 4312"), key: tombstoneKey("my locker code is 4312"), handWritten: false }] });
+    // A withheld value needs no seal: forgetting "my email password is [password withheld]" keeps plain undo data.
+    await owner("remember that my email password is hunter2");
+    expect((await owner("forget my email password", { now: SOON })).forget?.undo).toBe("kept");
     expect(logs.join("\n")).toContain('"event":"memory.forget"');
   });
 

@@ -95,6 +95,9 @@ describe("secrets: what is one", () => {
     expect(redactSecrets(once)).toBe(once);
     expect(findSecrets(once)).toEqual([]);
     expect(isSecretEntry(`- ${once} #knowledge <!-- confidence: 0.95 -->`)).toBe(true);
+    // What follows a marker is not a value either: the tag, the comment, a JSON line's closing quote.
+    expect(findSecrets(`- ${once} #knowledge <!-- confidence: 0.95 -->`)).toEqual([]);
+    expect(findSecrets(JSON.stringify({ excerpt: `remember that ${once}` }))).toEqual([]);
     expect(withoutWithheldMarkers(once)).toBe("my email password is  ");
     expect(withheldMarker("account-number")).toBe("[account number withheld]");
   });
