@@ -164,6 +164,7 @@ function cardSecrets(text: string): SecretSpan[] {
     const start = run.index ?? 0;
     // One separator throughout (all spaces or all dashes), as cards are written.
     if (/ /.test(run[0]) && /-/.test(run[0])) continue;
+    if (run[0].replace(/\D/g, "").length < 13) continue; // too short for any card (most runs: dates, prices, phones)
     const groups = run[0].split(/[ -]/);
     // The card may be followed by more numbers ("4111 1111 1111 1111 12 28"): try whole groups from the start.
     let offset = 0;
@@ -171,7 +172,8 @@ function cardSecrets(text: string): SecretSpan[] {
       let found = false;
       for (let last = groups.length; last > first; last--) {
         const slice = groups.slice(first, last);
-        if (!cardGrouping(slice) || !isCardNumber(slice.join(""))) continue;
+        const digits = slice.join("");
+        if (digits.length < 13 || digits.length > 19 || !cardGrouping(slice) || !isCardNumber(digits)) continue;
         const length = slice.join(" ").length;
         spans.push({ kind: "card-number", start: start + offset, end: start + offset + length });
         found = true;
@@ -213,9 +215,14 @@ function prefixedKeys(text: string): SecretSpan[] {
 
 // ── the public functions ─────────────────────────────────────────────────────────────────────────
 
+// One pass that every text with a secret matches (a keyword's stem, twelve digits, an IBAN's start,
+// a vendor prefix): most memory entries are turned away here, before the slower rules run.
+const MAYBE =
+  /pass|pwd|kennwort|contrase|clave|mot de passe|mdp|pin|cvv|cvc|security code|key|token|secret|schlüssel|card|karte|tarjeta|carte|account|acct|routing|sort code|iban|konto|cuenta|compte|rib|密|口令|令牌|账|卡号|パスワード|\d(?:[ -]?\d){11}|[A-Z]{2}\d{2}|sk-|gh[pousr]_|github_pat|xox|AKIA|AIza|glpat|[spr]k_|npm_|hf_|eyJ|BEGIN/i;
+
 /** Every secret value in `text`, in order, overlaps merged (the earlier span's kind wins). */
 export function findSecrets(text: string): SecretSpan[] {
-  if (!text) return [];
+  if (!text || !MAYBE.test(text)) return [];
   // A value already withheld is no value: "[password withheld]" must not read as "password" + value,
   // and what follows the marker is not the value either (";" ends the clause, same length kept).
   const masked = text.replace(WITHHELD_ALL, (marker) => `;${" ".repeat(marker.length - 1)}`);
