@@ -24,6 +24,10 @@ import { workspaceMemorySources } from "../../src/memory/sources.ts";
 import { NPM_RUN, runCommand } from "../../src/ops/commands/command.ts";
 import { memoryCommand } from "../../src/ops/commands/memory.ts";
 import { collectStatus, formatStatus } from "../../src/ops/status.ts";
+import { startInboundTriage } from "../../src/context/inbound-triage.ts";
+import { createMemoryContextService } from "../../src/context/service.ts";
+import type { MessageReceivedEvent } from "../../src/host/events.ts";
+import { webchatMessageEvent } from "./ethos-events.ts";
 
 const NOW = new Date("2026-11-25T03:12:09.120Z");
 const SOON = new Date("2026-11-25T03:20:00.000Z");
@@ -266,6 +270,29 @@ describe("`memory` command", () => {
     const report = await collectStatus({ configPath: path.join(state, "openclaw.json"), workspace: ws, env: { ...process.env, OPENCLAW_CONTEXT_LOG_FILE: "off" } });
     expect(report.forgotten).toEqual([{ id: outcome.forget!.id, ts: SOON.toISOString(), origin: "chat", facts: ["my locker code is 4312"], undo: "kept" }]);
     expect(formatStatus(report)).toContain(`${outcome.forget!.id}  chat: my locker code is 4312 (can be undone)`);
+  });
+});
+
+describe("the chain a turn runs (message:received triage → the next turn's block), in process", () => {
+  it("after the owner's \"Forget that …\" the next turn's block does not carry the fact; before it, it did", async () => {
+    const cfg = {
+      agents: { defaults: { workspace: ws } },
+      hooks: { internal: { entries: { "ethos-context": { dedupeAcrossTurns: false, memory: { minRefreshIntervalMs: 0, indexCacheDir: path.join(state, "index") } } } } },
+    };
+    const service = createMemoryContextService();
+    const owner = { operatorWorkspaceForMessage: () => ws };
+    const say = (text: string, id: string) => startInboundTriage(webchatMessageEvent("agent:main:main", text, id) as unknown as MessageReceivedEvent, owner);
+    const ask = (turnKey: string) =>
+      service.buildTurnContext({ sessionKey: `agent:main:main:thread:${turnKey}`, cfg, text: "Tell me my locker code please", workspaceDir: ws, turnKey, waitMs: 10_000 });
+    fs.writeFileSync(path.join(ws, "MEMORY.md"), "# Memory\n\n- Jeff's sailboat is named Halcyon Drift\n");
+    await say("Remember that my locker code is 4312", "m1");
+    expect((await ask("t1")).block).toContain("my locker code is 4312");
+    await say("Forget that my locker code is 4312", "m2");
+    const next = await ask("t2");
+    expect(next.status).toBe("ok");
+    expect(next.block).not.toContain("4312");
+    await flushContextFileWrites();
+    expect(read("ETHOS_CONTEXT.md")).not.toContain("4312");
   });
 });
 
