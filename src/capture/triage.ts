@@ -9,8 +9,13 @@ import type { HygieneConfig } from "../memory/config-md.ts";
 import { appendCorrection } from "./corrections.ts";
 import { captureFact } from "./capture.ts";
 import type { CaptureOutcome } from "./capture.ts";
+import { factToWrite } from "./capture-guard.ts";
+import { forgetOnRequest } from "./forget.ts";
+import type { ForgetOutcome } from "./forget.ts";
+import { redactSecrets } from "../memory/secrets.ts";
 import { extractFact } from "./statement.ts";
 import { compileCustomPatterns, scanMessage } from "./patterns.ts";
+import { TRIAGE_DIR } from "./workspace-files.ts";
 import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidence } from "./patterns.ts";
 
 // Heartbeat triage for `message:received` (persistent memory spec §7): regex scan, then
@@ -22,7 +27,7 @@ import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidenc
 //    captured fact, → one fact line in `memory/YYYY-MM-DD.md` (capture.ts; CONFIG.md memory_capture).
 // Every write takes the file's §4.1 lock. No network, no LLM, never throws.
 
-export const TRIAGE_DIR = path.join("memory", ".triage");
+export { TRIAGE_DIR };
 export const TRIAGE_AGENT_NAME = "heartbeat-triage";
 export const CAPTURE_AGENT_NAME = "memory-capture";
 const EXCERPT_CHARS = 500;
@@ -52,6 +57,8 @@ export type TriageOutcome = {
   correction?: { id: string; file: string; confidence: TriggerConfidence; written: boolean };
   /** The explicit capture, when one was attempted. */
   capture?: CaptureOutcome;
+  /** The owner's "forget that …" (forget.ts), when the message was one: nothing else is done with it. */
+  forget?: ForgetOutcome;
   /** CONFIG.md custom patterns that were skipped, and why. */
   patternProblems: string[];
   scannedChars: number;
@@ -128,6 +135,11 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     if (!text.trim()) return outcome;
     const config = input.config ?? HYGIENE_CONFIG_DEFAULTS;
     const now = input.now ?? new Date();
+    // "Forget that …" in the owner's session: forgotten everywhere; the request itself is not queued.
+    if (input.capture) {
+      const forget = await forgetOnRequest({ workspaceDir: input.workspaceDir, message: text, now, config });
+      if (forget) return { ...outcome, forget, errors: forget.errors };
+    }
     const custom = customPatternsFor(config);
     outcome.patternProblems = custom.problems;
     const scan = scanMessage(text, custom.patterns, input.scan);
@@ -145,7 +157,14 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     const sessionKey = input.sessionKey === undefined ? undefined : storedSessionKey(input.sessionKey);
     const messageId = input.messageId === undefined ? undefined : boundedId(input.messageId);
     const trigger = correctionTrigger(scan.matches);
-    const hash = contentHash(text);
+    // A secret's value never reaches the queue or CORRECTIONS.md, not even as a hash one could guess
+    // (a PIN's); a forgotten fact not even its words.
+    const window = text.slice(0, EXCERPT_CHARS + 200);
+    const redacted = redactSecrets(window);
+    const hash = contentHash(redacted === window ? text : redactSecrets(text));
+    const extracted = input.capture && config.memory_capture ? extractFact(text, scan.matches) : undefined;
+    const guarded = extracted ? await factToWrite(input.workspaceDir, extracted, config) : undefined;
+    const excerpt = guarded && "skipped" in guarded ? "(a forgotten fact; excerpt withheld)" : redacted;
     const record: TriageQueueRecord = {
       ts: now.toISOString(),
       priority: true,
@@ -156,7 +175,7 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
       message_id: messageId,
       channel: input.channelId === undefined ? undefined : boundedId(input.channelId),
       content_hash: hash,
-      excerpt: text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 1)}…` : text,
+      excerpt: excerpt.length > EXCERPT_CHARS ? `${excerpt.slice(0, EXCERPT_CHARS - 1)}…` : excerpt,
     };
     const queueFile = triageQueuePath(input.workspaceDir, now);
     const writes: Promise<void>[] = [
@@ -172,11 +191,11 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
           input.workspaceDir,
           {
             loggedAt: now,
-            triggerPhrase: trigger.phrase,
+            triggerPhrase: redactSecrets(trigger.phrase),
             triggerConfidence: confidence,
             patternClass: trigger.class,
             sessionKey,
-            excerpt: text.slice(0, EXCERPT_CHARS),
+            excerpt: excerpt.slice(0, EXCERPT_CHARS),
             cooldownHours: config.correction_cooldown_hours,
             dedupeKey: `${sessionKey ?? ""}\u0000${messageId ?? hash}`,
           },
@@ -187,7 +206,8 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
         ),
       );
     }
-    const fact = input.capture && config.memory_capture ? extractFact(text, scan.matches) : undefined;
+    if (guarded && "skipped" in guarded) outcome.capture = { action: "ignored", reason: guarded.skipped };
+    const fact = guarded && "fact" in guarded ? guarded.fact : undefined;
     if (fact) {
       writes.push(
         captureFact({ workspaceDir: input.workspaceDir, fact, now, config, lock: lockOptionsFromConfig(config, CAPTURE_AGENT_NAME) }).then(

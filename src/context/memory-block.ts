@@ -10,6 +10,7 @@ import type { HygieneConfig } from "../memory/config-md.ts";
 import { CORRECTIONS_FILE_NAME, parseCorrections } from "../capture/corrections.ts";
 import type { CorrectionEntry } from "../capture/corrections.ts";
 import { isSupersededEntry } from "../capture/capture.ts";
+import { isSecretEntry } from "../memory/secrets.ts";
 import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts";
 
 // The ethos-context hook's injected block through the §6 assembler: open corrections (slot 3),
@@ -110,7 +111,8 @@ export async function recentMemoryItems(
     const entries = parseMemoryEntries(text).reverse(); // later entries in a day file are newer
     entries.forEach((entry, index) => {
       // A superseded captured fact is history, not current memory (its line stays for the operator).
-      if (isSupersededEntry(entry.text) || leaveOut(entry.text)) return;
+      // A secret (or its withheld marker) is never replayed for being recent: only a search finds it.
+      if (isSupersededEntry(entry.text) || isSecretEntry(entry.text) || leaveOut(entry.text)) return;
       const body = renderMemoryText(stripMemoryMetadata(entry.text).replace(/^([-*+]|\d+[.)])\s+/, ""), maxSnippetChars);
       if (body) items.push({ id: `${name}#${entries.length - index}`, text: `- [${day}] ${body}`, timestamp });
     });

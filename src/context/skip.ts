@@ -1,8 +1,9 @@
 import { analyzeText } from "../memory/tokenize.ts";
+import { parseForgetRequest } from "../capture/forget-trigger.ts";
 
 // Skip rules: messages that must not trigger a memory search (story 007 + hardening plan §"skip").
 
-export type SkipReason = "empty" | "too-short" | "command" | "heartbeat" | "ping" | "small-talk" | "technical";
+export type SkipReason = "empty" | "too-short" | "command" | "heartbeat" | "ping" | "small-talk" | "technical" | "forget-request";
 
 export type SkipOptions = { minQueryChars: number; skipTechnicalPrompts: boolean };
 
@@ -81,6 +82,8 @@ export function skipReason(raw: unknown, query: string, options: SkipOptions): S
   if (COMMAND.test(body)) return "command";
   if (HEARTBEAT.some((pattern) => pattern.test(body))) return "heartbeat";
   if (PING.test(body)) return "ping";
+  // "Forget that my locker code …" must not bring the locker code back in its own turn.
+  if (parseForgetRequest(body)) return "forget-request";
   if (query.length < options.minQueryChars) return "too-short";
   if (isSmallTalk(query)) return "small-talk";
   if (options.skipTechnicalPrompts && isTechnicalPrompt(query, body)) return "technical";

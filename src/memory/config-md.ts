@@ -58,6 +58,11 @@ export const hygieneConfigSchema = z.object({
   // ── Capture (openclaw-context; not in §13) ──
   /** "Remember that …" in the operator's own sessions becomes a fact line in memory/YYYY-MM-DD.md. */
   memory_capture: z.boolean().default(true),
+  /**
+   * Passwords, PINs, API keys, card and account numbers in a captured fact are withheld by default
+   * ("my PIN is [PIN withheld]"); true keeps the value in the day file (docs/memory-hygiene.md, "Secrets").
+   */
+  memory_keep_secrets: z.boolean().default(false),
   // ── Corrections (v4.1) ──
   correction_cooldown_hours: z.number().min(0).default(24),
   correction_retraction_confidence: fraction(0.3),

@@ -1,4 +1,7 @@
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
+import { withFileLock } from "../fs/lock.ts";
 import type { StoreSnapshot } from "./chunk-store.ts";
 
 // The index's on-disk cache: one binary file per source set. A JSON header (what the cache is
@@ -146,6 +149,60 @@ export async function decodeIndexCache<M>(data: Buffer, identity: CacheIdentity)
     forwardTerm: array("forwardTerm", (b) => new Uint32Array(b)),
     forwardTf: array("forwardTf", (b) => new Uint16Array(b)),
   };
+}
+
+/** The header of a saved index (its folder and files), or undefined for anything else. Reads the header only. */
+export function readIndexCacheHeader(file: string): { rootDir?: string; files?: string[] } | undefined {
+  const fd = fs.openSync(file, "r");
+  try {
+    const head = Buffer.alloc(8);
+    if (fs.readSync(fd, head, 0, 8, 0) < 8 || head.toString("latin1", 0, 4) !== MAGIC) return undefined;
+    const length = head.readUInt32LE(4);
+    if (length > 64 * 1024 * 1024) return undefined;
+    const header = Buffer.alloc(length);
+    fs.readSync(fd, header, 0, length, 8);
+    const parsed = JSON.parse(header.toString("utf8")) as { rootDir?: unknown; files?: { rel?: unknown }[] };
+    return {
+      rootDir: typeof parsed.rootDir === "string" ? parsed.rootDir : undefined,
+      files: Array.isArray(parsed.files) ? parsed.files.map((f) => String(f.rel)) : undefined,
+    };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The lock a cache write takes (memory-index.ts): one writer at a time, never a long wait. */
+export const CACHE_LOCK = { maxRetries: 1, retryIntervalSeconds: 0.05, staleThresholdSeconds: 30 } as const;
+
+/**
+ * Delete the saved indexes of `rootDir` in these folders (after the bundle removed text from its
+ * memory files: a saved index holds the chunks' text). Each under the cache's own lock; a cache
+ * busy being written is retried a few times. The next start builds the index from the files.
+ */
+export async function dropIndexCaches(rootDir: string, cacheDirs: readonly string[]): Promise<string[]> {
+  const root = path.resolve(rootDir);
+  const dropped: string[] = [];
+  for (const dir of new Set(cacheDirs.map((d) => path.resolve(d)))) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir).filter((name) => name.endsWith(".idx"));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const file = path.join(dir, name);
+      let header: ReturnType<typeof readIndexCacheHeader>;
+      try {
+        header = fs.lstatSync(file).isFile() ? readIndexCacheHeader(file) : undefined;
+      } catch {
+        continue;
+      }
+      if (header?.rootDir !== root) continue;
+      await withFileLock(file, async () => fs.rmSync(file, { force: true }), { ...CACHE_LOCK, maxRetries: 20 });
+      dropped.push(file);
+    }
+  }
+  return dropped;
 }
 
 function bytesOf(array: Int32Array | Uint32Array | Uint16Array | Float32Array): Buffer {

@@ -18,7 +18,7 @@ import { ChangeWatch } from "./change-watch.ts";
 import { splitMarkdown } from "./chunk.ts";
 import { ChunkStore } from "./chunk-store.ts";
 import type { SearchCost, StoredChunk, StoredChunkInput } from "./chunk-store.ts";
-import { decodeIndexCache, encodeIndexCache } from "./index-cache.ts";
+import { CACHE_LOCK, decodeIndexCache, encodeIndexCache } from "./index-cache.ts";
 import type { CacheIdentity } from "./index-cache.ts";
 import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, readMemorySourceFile, sourcesKey } from "./sources.ts";
 import type { MemorySourceSpec, MemorySourceText } from "./sources.ts";
@@ -118,6 +118,8 @@ export class MemoryIndex {
   private cacheLoaded = false;
   private refreshing: Promise<RefreshStats> | undefined;
   private lastRefreshAt = 0;
+  /** The bundle edited the files (dropCache): the next refresh checks them, rate limit or not. */
+  private recheckDue = false;
   private saving: Promise<void> = Promise.resolve();
   private saveQueued = false;
   private warnedLargeFiles = new Set<string>();
@@ -176,12 +178,26 @@ export class MemoryIndex {
       // Changed since the check under way started: check again once it ends.
       if (this.refreshing) return this.refreshing.then(() => this.refresh());
     }
-    if (this.refreshing) return this.refreshing;
+    // A check under way may have read a file before the bundle edited it (dropCache): check again after it.
+    if (this.refreshing) return this.recheckDue ? this.refreshing.then(() => this.refresh()) : this.refreshing;
     // Without watches (none possible, or none yet), checks are rate-limited as by polling.
-    if (!this.changes.watching && this.lastRefreshAt > 0 && Date.now() - this.lastRefreshAt < this.options.minRefreshIntervalMs) {
+    if (!this.changes.watching && !this.recheckDue && this.lastRefreshAt > 0 && Date.now() - this.lastRefreshAt < this.options.minRefreshIntervalMs) {
       return this.unchangedStats();
     }
     return this.startRefresh();
+  }
+
+  /**
+   * The bundle itself removed text from the memory files (forget): the next refresh checks every
+   * file, whatever the watch saw, and the saved cache, which holds the old text, is deleted (the
+   * next save, after that refresh, holds the files as they are).
+   */
+  async dropCache(): Promise<void> {
+    this.changes.markDirty();
+    this.recheckDue = true;
+    await this.saving;
+    const cacheFile = this.cacheFile;
+    if (cacheFile) await withFileLock(cacheFile, () => fs.rm(cacheFile, { force: true }), { ...CACHE_LOCK, maxRetries: 20 });
   }
 
   /** Stop watching the memory folders (tests, shutdown). The index stays usable, checking in full. */
@@ -190,6 +206,7 @@ export class MemoryIndex {
   }
 
   private startRefresh(): Promise<RefreshStats> {
+    this.recheckDue = false;
     const checked = this.doRefresh().catch((error: unknown) => {
       this.changes.markDirty(); // a check that failed half-way proves nothing
       throw error;
@@ -415,11 +432,7 @@ export class MemoryIndex {
         await fs.mkdir(path.dirname(cacheFile), { recursive: true });
         // Another gateway process may share the cache: one writer at a time, and never wait long
         // (a skipped write only costs a re-read next start).
-        await withFileLock(cacheFile, () => writeFileAtomic(cacheFile, data), {
-          maxRetries: 1,
-          retryIntervalSeconds: 0.05,
-          staleThresholdSeconds: 30,
-        });
+        await withFileLock(cacheFile, () => writeFileAtomic(cacheFile, data), CACHE_LOCK);
         // The JSON cache of earlier versions, same key: never read again.
         await fs.rm(cacheFile.replace(/\.idx$/, ".json"), { force: true });
       } catch (error) {
@@ -616,6 +629,12 @@ export function sharedMemoryIndex(spec: MemorySourceSpec, options: MemoryIndexOp
     sharedIndexes.set(key, index);
   }
   return index;
+}
+
+/** The bundle edited memory files under `rootDir`: every shared index over it re-checks them and drops its saved cache. */
+export async function memoryFilesEdited(rootDir: string): Promise<void> {
+  const root = path.resolve(rootDir);
+  for (const index of sharedIndexes.values()) if (index.spec.rootDir === root) await index.dropCache();
 }
 
 /** Tests: forget every shared index. */

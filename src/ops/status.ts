@@ -7,7 +7,10 @@ import type { ConfigIssue } from "../core/config.ts";
 import { hookLogFile, setLogDestination } from "../core/log.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
 import { capturedToday } from "../capture/capture.ts";
+import { forgetHistory, readForgetLog } from "../capture/forget.ts";
 import { defaultIndexCacheDir } from "../memory/sources.ts";
+import { readIndexCacheHeader } from "../memory/index-cache.ts";
+import { redactSecrets } from "../memory/secrets.ts";
 import { openClawStateDir } from "../core/paths.ts";
 import { isObject } from "../host/events.ts";
 import { resolveHookConfig } from "../host/hook-config.ts";
@@ -43,6 +46,8 @@ export type StatusReport = {
   index: { dir: string; files: IndexFileStatus[] };
   /** Facts captured today from "remember that …" (memory/YYYY-MM-DD.md, UTC day). */
   captured: { file: string; facts: { statement: string; tag: string; source?: string; mentions?: number; superseded: boolean; capturedAt: string }[] };
+  /** The newest forgets of memory/.forgotten.jsonl ("forget that …" in chat, `memory forget`), newest first. */
+  forgotten: { id: string; ts: string; origin: string; facts: string[]; undo: string; undoneAt?: string }[];
   /** The plugin (OpenClaw 2026.9+), when installed: it replaces the hook pack there. */
   pluginPackage?: PluginPackageStatus;
   /** The hook pack + companion plugin a plugin install replaced, and the settings it carried. */
@@ -134,22 +139,8 @@ export function lastLoggedConfigIssues(records: LogRecord[]): StatusReport["conf
 
 /** rootDir and indexed file names of one saved index: the binary `.idx` cache (header only) or the older `.json` one. */
 function readIndexSummary(file: string): { rootDir?: string; files?: string[] } {
-  const fd = fs.openSync(file, "r");
-  try {
-    const head = Buffer.alloc(8);
-    fs.readSync(fd, head, 0, 8, 0);
-    if (head.toString("latin1", 0, 4) === "OCIX") {
-      // src/memory/index-cache.ts: "OCIX", uint32 LE header length, JSON header ({ rootDir, files: [{ rel }] }).
-      const length = head.readUInt32LE(4);
-      if (length > 64 * 1024 * 1024) return {};
-      const header = Buffer.alloc(length);
-      fs.readSync(fd, header, 0, length, 8);
-      const parsed = JSON.parse(header.toString("utf8")) as { rootDir?: unknown; files?: { rel?: unknown }[] };
-      return { rootDir: typeof parsed.rootDir === "string" ? parsed.rootDir : undefined, files: Array.isArray(parsed.files) ? parsed.files.map((f) => String(f.rel)) : undefined };
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
+  const header = readIndexCacheHeader(file);
+  if (header) return header;
   const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { rootDir?: unknown; files?: unknown };
   return { rootDir: typeof parsed.rootDir === "string" ? parsed.rootDir : undefined, files: isObject(parsed.files) ? Object.keys(parsed.files) : undefined };
 }
@@ -249,6 +240,7 @@ export async function collectStatus(params: {
     ...(record?.migratedFrom ? { migratedFrom: record.migratedFrom } : {}),
     pluginPackage: pluginPackageStatus(cfg as OpenClawConfig | undefined, env),
     captured: await capturedTodayStatus(params.workspace, params.now ?? new Date()),
+    forgotten: await recentForgets(params.workspace),
   };
 }
 
@@ -265,6 +257,15 @@ async function capturedTodayStatus(workspace: string, now: Date): Promise<Status
       capturedAt: fact.capturedAt,
     })),
   };
+}
+
+const RECENT_FORGETS = 5;
+
+async function recentForgets(workspace: string): Promise<StatusReport["forgotten"]> {
+  return forgetHistory(await readForgetLog(workspace))
+    .slice(-RECENT_FORGETS)
+    .reverse()
+    .map(({ record, undoneAt }) => ({ id: record.id, ts: record.ts, origin: record.origin, facts: record.facts.map((f) => f.preview), undo: record.undo, ...(undoneAt ? { undoneAt } : {}) }));
 }
 
 function aciBootstrapIssues(cfg: Record<string, unknown> | undefined): ConfigIssue[] {
@@ -344,7 +345,13 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
   for (const fact of report.captured.facts) {
     const mentions = fact.mentions && fact.mentions > 1 ? `, said ${fact.mentions} times` : "";
     const state = fact.superseded ? "superseded by a newer value" : fact.source === "correction" ? "correction" : "current";
-    out.push(`  ${fact.capturedAt.slice(11, 16)} UTC  ${fact.statement} ${fact.tag} (${state}${mentions})`);
+    out.push(`  ${fact.capturedAt.slice(11, 16)} UTC  ${redactSecrets(fact.statement)} ${fact.tag} (${state}${mentions})`);
+  }
+  out.push("", "Forgotten lately (memory/.forgotten.jsonl; undo one: npm run memory -- unforget <id>)");
+  if (report.forgotten.length === 0) out.push("  nothing forgotten");
+  for (const forget of report.forgotten) {
+    const state = forget.undoneAt ? `undone ${ago(forget.undoneAt, now)}` : forget.undo === "not kept" ? "no undo" : "can be undone";
+    out.push(`  ${ago(forget.ts, now)}  ${forget.id}  ${forget.origin}: ${forget.facts.join("; ")} (${state})`);
   }
   return out.join("\n");
 }

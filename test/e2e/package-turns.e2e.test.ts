@@ -3,7 +3,8 @@
 // a subagent gets no SOUL.md, a cron run no HEARTBEAT.md. After `openclaw plugins install <tarball>`
 // and one restart: a group's "remember that …" writes nothing; the main session gets the
 // session-aware file set and its memory; the main session's "Remember that my … is …" is written to
-// memory/<today>.md by the package's message:received hook and a NEW session's question gets it; a
+// memory/<today>.md by the package's message:received hook and a NEW session's question gets it;
+// after "Forget that …" it is gone from memory and a new session's request (test/e2e/forget-check.ts); a
 // subagent gets SOUL.md and a cron run HEARTBEAT.md (the package's engine, systemPromptAddition),
 // neither USER.md, MEMORY.md nor a memory; a main-session heartbeat gets HEARTBEAT.md through the
 // package's before_prompt_build (registered in the gateway's "discovery" registration too). With
@@ -21,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlugin } from "../../src/ops/build-plugin.ts";
 import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
+import { checkForgetReachesNextTurn } from "./forget-check.ts";
 import { deepMerge, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
 import { messagesOf, messageText } from "./mock-model.ts";
@@ -130,6 +132,10 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
     const asked = await turn(`agent:main:main:thread:${crypto.randomUUID()}`, `Tell me my locker code please (${letters(8)})`);
     expect(bodyOf(asked), "the new session's request does not carry the earlier turn").not.toContain(REMEMBER);
     expect(gw.model.userTextOf(asked.request)).toContain(LOCKER_FACT);
+  });
+
+  it("main session: \"Forget that my locker code is 4312\" takes it out of memory, and the next turn's request does not carry it", { timeout: 1_300_000 }, async () => {
+    await checkForgetReachesNextTurn(gw, { turn, fact: LOCKER_FACT, value: "4312", forget: "Forget that my locker code is 4312", question: "Tell me my locker code please" });
   });
 
   it("a subagent gets SOUL.md from the package, and no USER.md, MEMORY.md or memory", { timeout: 900_000 }, async () => {

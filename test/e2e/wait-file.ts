@@ -1,24 +1,25 @@
 // ETHOS_CONTEXT.md is written in the background after the model call (writes never hold up a
 // turn), so a test that reads it right after the turn can race the write. Wait for the file's
-// change events instead: resolves as soon as the file holds `text`, with a generous bound so a
-// busy machine never fails it.
+// change events instead: resolves as soon as the file holds `text` (or, for a forget, no longer
+// does), with a generous bound so a busy machine never fails it.
 import fs from "node:fs";
 import path from "node:path";
 
-function holds(file: string, text: string): boolean {
+function textOf(file: string): string | undefined {
   try {
-    return fs.readFileSync(file, "utf8").includes(text);
+    return fs.readFileSync(file, "utf8");
   } catch {
-    return false;
+    return undefined;
   }
 }
 
-export async function waitForFileContaining(file: string, text: string, timeoutMs = 60_000): Promise<string> {
-  if (!holds(file, text)) {
+/** Resolves when `ready(text of file)` holds (undefined: no file), or after the bound; returns the text then. */
+export async function waitForFile(file: string, ready: (text: string | undefined) => boolean, timeoutMs = 60_000): Promise<string> {
+  if (!ready(textOf(file))) {
     await new Promise<void>((resolve) => {
       // The atomic write renames a temp file into place: watch the folder, not the file.
       const watcher = fs.watch(path.dirname(file), () => {
-        if (holds(file, text)) done();
+        if (ready(textOf(file))) done();
       });
       const bound = setTimeout(done, timeoutMs);
       function done() {
@@ -27,8 +28,12 @@ export async function waitForFileContaining(file: string, text: string, timeoutM
         resolve();
       }
       // The write may have landed between the first check and the watch.
-      if (holds(file, text)) done();
+      if (ready(textOf(file))) done();
     });
   }
-  return fs.readFileSync(file, "utf8");
+  return textOf(file) ?? "";
+}
+
+export function waitForFileContaining(file: string, text: string, timeoutMs = 60_000): Promise<string> {
+  return waitForFile(file, (current) => current?.includes(text) ?? false, timeoutMs);
 }

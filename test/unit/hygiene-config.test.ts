@@ -25,7 +25,7 @@ const SPEC_SECTION_13 = {
   external_context_source: "", recall_external_handler: "", heartbeat_custom_patterns: [],
 };
 // Keys of this bundle that §13 does not have (documented in docs/memory-hygiene.md).
-const BUNDLE_KEYS = { memory_capture: true };
+const BUNDLE_KEYS = { memory_capture: true, memory_keep_secrets: false };
 const SECTION_13 = { ...SPEC_SECTION_13, ...BUNDLE_KEYS };
 
 let logs: Array<{ level: number; msg: string }>;

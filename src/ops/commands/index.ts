@@ -7,6 +7,7 @@ import type { OperatorCommand } from "./command.ts";
 import { compressWisdomCommand } from "./compress-wisdom.ts";
 import { draftToolsCommand } from "./draft-tools.ts";
 import { explainCommand } from "./explain.ts";
+import { memoryCommand } from "./memory.ts";
 import { rollbackCommand } from "./rollback.ts";
 import { statusCommand } from "./status.ts";
 import { uninstallCommand } from "./uninstall.ts";
@@ -14,6 +15,7 @@ import { uninstallCommand } from "./uninstall.ts";
 export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   statusCommand,
   explainCommand,
+  memoryCommand,
   baselineCommand,
   backupCommand,
   rollbackCommand,
