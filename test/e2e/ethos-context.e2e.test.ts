@@ -45,6 +45,7 @@ describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("etho
       // goes on as soon as retrieval is done). What is checked is same-turn injection, not speed.
       hooks: { "ethos-context": { enabled: true, awaitTimeoutMs: 5000 }, "aci-bootstrap": { enabled: true } },
     });
+    console.log(`e2e boot seconds openclaw ${version}: ${JSON.stringify(gateway.bootSeconds)}`);
   });
   afterAll(async () => {
     await gateway?.stop();

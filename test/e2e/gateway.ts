@@ -28,6 +28,11 @@ const READY_TIMEOUT_MS = 90_000;
 /** From listening to answering `health`: a busy machine can take minutes; the wait ends on the answer. */
 const HEALTH_TIMEOUT_MS = 300_000;
 const CLI_TIMEOUT_MS = 120_000;
+/**
+ * An install command copies the pack and runs npm: on a loaded 2-core machine 2026.9.6's took up
+ * to 115 s with the dependencies fetched, beyond CLI_TIMEOUT_MS. The bound only ends a hang.
+ */
+const INSTALL_TIMEOUT_MS = 600_000;
 /** Default bound of one gateway RPC (a turn's own calls pass theirs). */
 const RPC_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -574,24 +579,24 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     const installCommand = seedEra ? ["hooks", "install"] : ["plugins", "install", "--force"];
 
     // The probe pack first, then ours: hook registration order is discovery order.
-    if (options.installProbe !== false) await phase("probeInstall", () => cli([...installCommand, PROBE_PACK_DIR]));
+    if (options.installProbe !== false) await phase("probeInstall", () => cli([...installCommand, PROBE_PACK_DIR], INSTALL_TIMEOUT_MS));
     let packInstall = "not installed";
     if (options.installPack !== false) {
       const runtimeDeps = await phase("packDeps", () => ensurePackRuntimeDeps(REPO_ROOT));
       const staged = await phase("stagePack", () => stagePack(path.join(root, "pack"), runtimeDeps));
-      await phase("packInstall", () => cli([...installCommand, staged.dir]));
+      await phase("packInstall", () => cli([...installCommand, staged.dir], INSTALL_TIMEOUT_MS));
       packInstall = `openclaw ${installCommand.join(" ")} <clean copy of the repo>` + (staged.missingHooks.length ? ` (manifest hooks missing, left out: ${staged.missingHooks.join(", ")})` : "");
       if (options.installPlugin) {
         // The plugin runs the installed pack's src/ (plugin/index.js finds it next to itself).
         const pluginDir = path.join(stateDir, "hooks", "openclaw-context", "plugin");
         const nine = !installed.target.openclaw.startsWith("2026.3.");
-        await cli(["plugins", "install", "--link", pluginDir, ...(nine ? ["--force", "--accept-capabilities"] : [])]);
+        await cli(["plugins", "install", "--link", pluginDir, ...(nine ? ["--force", "--accept-capabilities"] : [])], INSTALL_TIMEOUT_MS);
         packInstall += `; openclaw plugins install --link <pack>/plugin${nine ? " --force --accept-capabilities" : ""}`;
       }
     }
 
     for (const dir of options.extraPlugins ?? []) {
-      await cli(["plugins", "install", dir, ...(installed.target.openclaw.startsWith("2026.3.") ? [] : ["--force", "--accept-capabilities"])]);
+      await cli(["plugins", "install", dir, ...(seedEra ? [] : ["--force", "--accept-capabilities"])], INSTALL_TIMEOUT_MS);
     }
 
     // The install commands edit openclaw.json; our entries and overrides go on top.
