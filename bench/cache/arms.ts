@@ -83,10 +83,8 @@ function gatewayOptions(version: string, arm: Arm, extra: Partial<StartGatewayOp
 async function waitForRun(gateway: Gateway, cliJson: unknown, turn: number): Promise<void> {
   const runId = (cliJson as { runId?: unknown } | undefined)?.runId;
   if (typeof runId !== "string") throw new Error(`turn ${turn}: chat.send returned no runId: ${JSON.stringify(cliJson)}`);
-  const params = JSON.stringify({ runId, timeoutMs: TURN_TIMEOUT_MS });
-  const out = await gateway.cli(["gateway", "call", "agent.wait", "--params", params, "--json", "--timeout", String(TURN_TIMEOUT_MS + 5_000)], TURN_TIMEOUT_MS + 15_000);
-  const status = (JSON.parse(out.slice(out.indexOf("{"))) as { status?: string }).status;
-  if (status !== "ok") throw new Error(`turn ${turn}: agent.wait ${runId} returned ${out.slice(0, 300)}`);
+  const answer = await gateway.call<{ status?: string }>("agent.wait", { runId, timeoutMs: TURN_TIMEOUT_MS }, { timeoutMs: TURN_TIMEOUT_MS + 5_000 });
+  if (answer?.status !== "ok") throw new Error(`turn ${turn}: agent.wait ${runId} returned ${JSON.stringify(answer).slice(0, 300)}`);
 }
 
 /**

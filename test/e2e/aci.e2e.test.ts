@@ -175,6 +175,7 @@ for (const target of OPENCLAW_TARGETS) {
         workspaceFiles: workspaceFilesWithSentinels(),
       });
       timings[version] = { ...timings[version], installSeconds: offGw.installed.installSeconds, offStartSeconds: (Date.now() - started) / 1000 };
+      console.log(`e2e boot seconds openclaw ${version} (hook off): ${JSON.stringify(offGw.bootSeconds)}`);
       const before = hashTree(offGw.workspaceDir);
       for (const session of SESSIONS) off.set(session.name, await drive(offGw, session.drive));
       for (const [name, key] of Object.entries(PROBES)) {
@@ -199,6 +200,7 @@ for (const target of OPENCLAW_TARGETS) {
         hooks: { "aci-bootstrap": { enabled: true, ownerIds: [OWNER_ID] }, "ethos-context": { enabled: false } },
         workspaceFiles: workspaceFilesWithSentinels(),
       });
+      console.log(`e2e boot seconds openclaw ${version} (hook on): ${JSON.stringify(onGw.bootSeconds)}`);
       const before = hashTree(onGw.workspaceDir);
       for (const session of SESSIONS) on.set(session.name, await drive(onGw, session.drive));
       onEvents = onGw.probeEvents();

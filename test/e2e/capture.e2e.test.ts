@@ -18,11 +18,9 @@ const REMEMBER = "Remember that my locker code is 4312";
 const FACT = "my locker code is 4312";
 const CORRECTION = "Actually, the locker code is 5580 now.";
 
-/** chat.send with an explicit RPC budget (a loaded machine can exceed `gateway call`'s 10 s default). */
+/** chat.send; the model request that carries `text`. */
 async function chatSend(gateway: Gateway, sessionKey: string, text: string): Promise<RecordedRequest> {
-  const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
-  await gateway.cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json", "--timeout", "60000"], 90_000);
-  return gateway.model.waitForUserText(text, 60_000);
+  return (await gateway.chatSend(sessionKey, text, 60_000)).request;
 }
 
 const bodyOf = (request: RecordedRequest) => JSON.stringify(request.body);

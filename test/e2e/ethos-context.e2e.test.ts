@@ -18,15 +18,9 @@ const MAIN_QUESTION = "What is my sailboat named, and where is it moored?";
 const GROUP_QUESTION = "Where is my sailboat moored, and what is it named?";
 const SUBAGENT_QUESTION = "Remind me where my sailboat is moored and what it is named.";
 
-/**
- * chat.send with an explicit RPC budget. The harness's chatSend leaves `gateway call` at its 10 s
- * default, which a loaded machine can exceed on 2026.3.13; the turn itself is then found by its text.
- */
+/** chat.send; the system prompt of the model request that carries `text`. */
 async function chatSend(gateway: Gateway, sessionKey: string, text: string): Promise<string> {
-  const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
-  await gateway.cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json", "--timeout", "60000"], 90_000);
-  const request = await gateway.model.waitForUserText(text, 60_000);
-  return gateway.model.systemPromptOf(request);
+  return (await gateway.chatSend(sessionKey, text, 60_000)).systemPrompt;
 }
 
 /** The body of the `## <path>` section a record renders as in "# Project Context", or undefined. */
@@ -51,6 +45,7 @@ describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("etho
       // goes on as soon as retrieval is done). What is checked is same-turn injection, not speed.
       hooks: { "ethos-context": { enabled: true, awaitTimeoutMs: 5000 }, "aci-bootstrap": { enabled: true } },
     });
+    console.log(`e2e boot seconds openclaw ${version}: ${JSON.stringify(gateway.bootSeconds)}`);
   });
   afterAll(async () => {
     await gateway?.stop();

@@ -10,7 +10,9 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensureInstalled } from "./install.ts";
+import { connectGateway, createDeviceIdentity, GatewayRpcError } from "./gateway-rpc.ts";
+import type { GatewayRpc } from "./gateway-rpc.ts";
+import { ensureInstalled, ensurePackRuntimeDeps } from "./install.ts";
 import type { InstalledTarget } from "./install.ts";
 import { startMockModel } from "./mock-model.ts";
 import { parseInjectedFiles } from "./prompt.ts";
@@ -23,7 +25,16 @@ export const SAMPLE_WORKSPACE = path.join(REPO_ROOT, "fixtures", "workspace");
 export const GATEWAY_TOKEN = "e2e-gateway-token";
 
 const READY_TIMEOUT_MS = 90_000;
+/** From listening to answering `health`: a busy machine can take minutes; the wait ends on the answer. */
+const HEALTH_TIMEOUT_MS = 300_000;
 const CLI_TIMEOUT_MS = 120_000;
+/**
+ * An install command copies the pack and runs npm: on a loaded 2-core machine 2026.9.6's took up
+ * to 115 s with the dependencies fetched, beyond CLI_TIMEOUT_MS. The bound only ends a hang.
+ */
+const INSTALL_TIMEOUT_MS = 600_000;
+/** Default bound of one gateway RPC (a turn's own calls pass theirs). */
+const RPC_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
 /** After SIGKILL a process always exits; this only bounds a teardown on a badly overloaded machine. */
 const KILLED_EXIT_TIMEOUT_MS = 120_000;
@@ -69,7 +80,7 @@ export type TurnResult = {
   systemPrompt: string;
   /** Workspace files injected into the prompt (parsed at turn time, while the workspace exists). */
   injectedFiles: InjectedFile[];
-  /** Parsed `--json` output of the CLI command, when it printed JSON. */
+  /** The gateway's answer to the turn's RPC (what `openclaw gateway call … --json` prints), when it has one. */
   cliJson?: unknown;
 };
 
@@ -87,18 +98,27 @@ export type Gateway = {
   model: MockModel;
   /** How our pack got into the gateway, for the docs/assumptions matrix. */
   packInstall: string;
+  /** Seconds per boot phase (probeInstall, packDeps, stagePack, packInstall, listening, ready, start, total) of the last start. */
+  bootSeconds: Record<string, number>;
   /** Runs the OpenClaw CLI against this gateway; resolves with stdout (throws on non-zero exit). */
   cli(args: string[], timeoutMs?: number): Promise<string>;
-  /** `gateway call chat.send` (webchat path, fires message:received), then waits for the model request. */
+  /**
+   * One gateway RPC over the harness's WebSocket connection (what `openclaw gateway call <method>
+   * --params … --json` does, without a CLI process); resolves with the gateway's answer, throws
+   * with it (GatewayRpcError) when the gateway refuses. `expectFinal` waits past {status:"accepted"}.
+   */
+  call<T = unknown>(method: string, params?: unknown, options?: { expectFinal?: boolean; timeoutMs?: number }): Promise<T>;
+  /** `chat.send` RPC (webchat path, fires message:received), then waits for the model request. */
   chatSend(sessionKey: string, text?: string, timeoutMs?: number): Promise<TurnResult>;
   /** Gateway `agent` RPC for any session key (what `openclaw agent --session-key` uses), then finds the model request. */
   agentTurn(sessionKey: string, text?: string, timeoutMs?: number): Promise<TurnResult>;
   /**
-   * A real cron job (`cron add --session isolated --no-deliver`, then `cron run`): the run's key is
+   * A real cron job (`cron.add` isolated, no delivery, then `cron.run`: what `cron add --session
+   * isolated --no-deliver` and `cron run` send): the run's key is
    * `agent:<id>:cron:<jobId>:run:<sessionId>`. Resolves with the model request of that run.
    */
   cronTurn(text?: string, timeoutMs?: number): Promise<TurnResult>;
-  /** `system event --mode now`: a heartbeat run in the main session. */
+  /** `wake` RPC with mode "now" (what `system event --mode now` sends): a heartbeat run in the main session. */
   heartbeatTurn(text?: string, timeoutMs?: number): Promise<TurnResult>;
   /** Newest system prompt whose request's user messages contain `needle`. */
   lastSystemPrompt(needle: string): string | undefined;
@@ -351,10 +371,13 @@ export const BUNDLED_HOOKS = ["boot-md", "bootstrap-extra-files", "command-logge
 const PACK_COPY_EXCLUDES = new Set(["node_modules", ".git", ".cache", "coverage", ".e2e-work"]);
 
 /**
- * A clean copy of the repo (what a user gets from a checkout or tarball: no node_modules, no .git),
- * so `plugins install` copies only the pack and installs its runtime dependencies itself.
+ * A clean copy of the repo (what a user gets from a checkout or tarball: no .git, no dev tools),
+ * plus `runtimeDeps` as its node_modules when given: the pack's production dependencies, already
+ * installed from package-lock.json (`npm ci --omit=dev`, cached by install.ts). OpenClaw's install
+ * still copies the pack and runs its `npm install --omit=dev` in the copy; npm then finds every
+ * dependency in place instead of fetching and unpacking about 60 packages on every boot.
  */
-function stagePack(targetDir: string): { dir: string; missingHooks: string[] } {
+export function stagePack(targetDir: string, runtimeDeps?: string): { dir: string; missingHooks: string[] } {
   fs.cpSync(REPO_ROOT, targetDir, {
     recursive: true,
     filter: (source) => {
@@ -364,6 +387,7 @@ function stagePack(targetDir: string): { dir: string; missingHooks: string[] } {
       return !PACK_COPY_EXCLUDES.has(first) && !rel.startsWith(path.join("bench", "results"));
     },
   });
+  if (runtimeDeps) fs.cpSync(runtimeDeps, path.join(targetDir, "node_modules"), { recursive: true, verbatimSymlinks: true });
   // A hook listed in the manifest but not written yet would make the whole install fail; the
   // staged manifest leaves it out and the caller reports it loudly (see missingPackHooks()).
   const missingHooks = missingPackHooks();
@@ -417,16 +441,6 @@ function runCli(installed: InstalledTarget, env: NodeJS.ProcessEnv, args: string
   });
 }
 
-function parseJsonOutput(stdout: string): unknown {
-  const start = stdout.indexOf("{");
-  if (start < 0) return undefined;
-  try {
-    return JSON.parse(stdout.slice(start));
-  } catch {
-    return undefined;
-  }
-}
-
 let turnCounter = 0;
 function uniqueText(label: string): string {
   turnCounter += 1;
@@ -455,7 +469,18 @@ export function operatorEnv(gw: Gateway, extra: NodeJS.ProcessEnv = {}): NodeJS.
 
 export async function startGateway(options: StartGatewayOptions): Promise<Gateway> {
   installExitHook();
+  const bootStarted = Date.now();
+  const bootSeconds: Record<string, number> = {};
+  const phase = async <T>(name: string, run: () => T | Promise<T>): Promise<T> => {
+    const started = Date.now();
+    try {
+      return await run();
+    } finally {
+      bootSeconds[name] = (Date.now() - started) / 1000;
+    }
+  };
   const installed = await ensureInstalled(options.version);
+  const seedEra = installed.target.openclaw.startsWith("2026.3.");
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `openclaw-e2e-${installed.target.label}-`));
   const home = path.join(root, "home");
   const stateDir = path.join(root, "state");
@@ -492,6 +517,30 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   delete env.VITEST;
   delete env.VITEST_POOL_ID;
   delete env.VITEST_WORKER_ID;
+  // Without this flag each CLI run starts Node twice: OpenClaw's launcher respawns itself only to
+  // add it (entry.js, both versions; the flag in NODE_OPTIONS is what it checks for).
+  const cliEnv: NodeJS.ProcessEnv = { ...env, NODE_OPTIONS: "--disable-warning=ExperimentalWarning" };
+
+  // One WebSocket connection to the gateway for every RPC, opened by the readiness check and
+  // opened again when it was closed (restart). 2026.3.13 clears the scopes of a connect without a
+  // device identity, so there the connect is signed, as its CLI does; 2026.9.6's CLI sends none on
+  // loopback with the token.
+  const device = seedEra ? createDeviceIdentity() : undefined;
+  const connect = () => connectGateway({ port, token: GATEWAY_TOKEN, clientVersion: installed.target.openclaw, device, timeoutMs: RPC_TIMEOUT_MS });
+  let connection: Promise<GatewayRpc> | undefined;
+  const rpc = async (): Promise<GatewayRpc> => {
+    const open = connection && (await connection.catch(() => undefined));
+    if (open && !open.closed) return open;
+    connection = connect();
+    return connection;
+  };
+  const closeRpc = async () => {
+    const open = connection && (await connection.catch(() => undefined));
+    connection = undefined;
+    await open?.close();
+  };
+  const call = async <T = unknown>(method: string, params: unknown = {}, callOptions: { expectFinal?: boolean; timeoutMs?: number } = {}): Promise<T> =>
+    (await rpc()).call<T>(method, params, { expectFinal: callOptions.expectFinal, timeoutMs: callOptions.timeoutMs ?? RPC_TIMEOUT_MS });
 
   let gatewayProcess: ChildProcess | undefined;
   let logStream: number | undefined;
@@ -501,6 +550,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   // broker), then the last of their output. Only then is the temp
   // root removed: a gateway still writing into it made the removal fail with ENOTEMPTY.
   const stopProcess = async () => {
+    await closeRpc();
     const child = gatewayProcess;
     if (!child?.pid) return;
     // Taken before the gateway exits: afterwards its children are re-parented and cannot be found.
@@ -525,27 +575,28 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
   try {
     fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir, options.modelApi ?? "openai-completions", options.modelId ?? "mock-model", path.join(root, "openclaw-gateway.log")), null, 2)}\n`);
-    const cli = (args: string[], timeoutMs = CLI_TIMEOUT_MS) => runCli(installed, env, args, timeoutMs);
-    const installCommand = installed.target.openclaw.startsWith("2026.3.") ? ["hooks", "install"] : ["plugins", "install", "--force"];
+    const cli = (args: string[], timeoutMs = CLI_TIMEOUT_MS) => runCli(installed, cliEnv, args, timeoutMs);
+    const installCommand = seedEra ? ["hooks", "install"] : ["plugins", "install", "--force"];
 
     // The probe pack first, then ours: hook registration order is discovery order.
-    if (options.installProbe !== false) await cli([...installCommand, PROBE_PACK_DIR]);
+    if (options.installProbe !== false) await phase("probeInstall", () => cli([...installCommand, PROBE_PACK_DIR], INSTALL_TIMEOUT_MS));
     let packInstall = "not installed";
     if (options.installPack !== false) {
-      const staged = stagePack(path.join(root, "pack"));
-      await cli([...installCommand, staged.dir]);
+      const runtimeDeps = await phase("packDeps", () => ensurePackRuntimeDeps(REPO_ROOT));
+      const staged = await phase("stagePack", () => stagePack(path.join(root, "pack"), runtimeDeps));
+      await phase("packInstall", () => cli([...installCommand, staged.dir], INSTALL_TIMEOUT_MS));
       packInstall = `openclaw ${installCommand.join(" ")} <clean copy of the repo>` + (staged.missingHooks.length ? ` (manifest hooks missing, left out: ${staged.missingHooks.join(", ")})` : "");
       if (options.installPlugin) {
         // The plugin runs the installed pack's src/ (plugin/index.js finds it next to itself).
         const pluginDir = path.join(stateDir, "hooks", "openclaw-context", "plugin");
         const nine = !installed.target.openclaw.startsWith("2026.3.");
-        await cli(["plugins", "install", "--link", pluginDir, ...(nine ? ["--force", "--accept-capabilities"] : [])]);
+        await cli(["plugins", "install", "--link", pluginDir, ...(nine ? ["--force", "--accept-capabilities"] : [])], INSTALL_TIMEOUT_MS);
         packInstall += `; openclaw plugins install --link <pack>/plugin${nine ? " --force --accept-capabilities" : ""}`;
       }
     }
 
     for (const dir of options.extraPlugins ?? []) {
-      await cli(["plugins", "install", dir, ...(installed.target.openclaw.startsWith("2026.3.") ? [] : ["--force", "--accept-capabilities"])]);
+      await cli(["plugins", "install", dir, ...(seedEra ? [] : ["--force", "--accept-capabilities"])], INSTALL_TIMEOUT_MS);
     }
 
     // The install commands edit openclaw.json; our entries and overrides go on top.
@@ -578,24 +629,39 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       child.stdout?.on("data", onData);
       child.stderr?.on("data", onData);
 
-      const deadline = Date.now() + READY_TIMEOUT_MS;
-      while (!(await canConnect(port))) {
-        if (child.exitCode !== null) throw new Error(`openclaw ${installed.target.openclaw} gateway exited with code ${child.exitCode} before listening:\n${output.slice(-4000)}`);
-        if (Date.now() > deadline) throw new Error(`openclaw ${installed.target.openclaw} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      // A busy machine can take tens of seconds from listening to ready (and the CLI's websocket
-      // handshake has its own short timeout): ask again, a bounded number of times.
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          await cli(["gateway", "call", "health", "--json", "--timeout", "60000"], 90_000);
-          break;
-        } catch (error) {
-          if (attempt >= 4 || child.exitCode !== null) throw error;
+      const version = installed.target.openclaw;
+      await phase("listening", async () => {
+        const deadline = Date.now() + READY_TIMEOUT_MS;
+        while (!(await canConnect(port))) {
+          if (child.exitCode !== null) throw new Error(`openclaw ${version} gateway exited with code ${child.exitCode} before listening:\n${output.slice(-4000)}`);
+          if (Date.now() > deadline) throw new Error(`openclaw ${version} gateway not listening on ${port} after ${READY_TIMEOUT_MS}ms:\n${output.slice(-4000)}`);
+          await new Promise((resolve) => setTimeout(resolve, 250));
         }
-      }
+      });
+      // Listening is not ready: 2026.9.6 refuses connects while it starts ("gateway starting;
+      // retry shortly", retryable), and a busy machine can take tens of seconds to answer. Ready
+      // is the first answer to `health`; refusals the gateway marks retryable, and connections it
+      // closes, are tried again until the bound.
+      await phase("ready", async () => {
+        const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+        for (;;) {
+          try {
+            const opened = await connect();
+            connection = Promise.resolve(opened);
+            await opened.call("health", {}, { timeoutMs: Math.max(1, deadline - Date.now()) });
+            return;
+          } catch (error) {
+            const refusal = error instanceof GatewayRpcError ? error.gatewayError : undefined;
+            const message = error instanceof Error ? error.message : String(error);
+            if (child.exitCode !== null) throw new Error(`openclaw ${version} gateway exited with code ${child.exitCode} before answering health (${message}):\n${output.slice(-4000)}`);
+            if ((refusal && !refusal.retryable) || Date.now() > deadline) throw new Error(`openclaw ${version} gateway on ${port} did not answer health within ${HEALTH_TIMEOUT_MS}ms: ${message}\n${output.slice(-4000)}`);
+            await new Promise((resolve) => setTimeout(resolve, refusal?.retryAfterMs ?? 250));
+          }
+        }
+      });
     };
-    await launch();
+    await phase("start", launch);
+    bootSeconds.total = (Date.now() - bootStarted) / 1000;
 
     const readProbeEvents = (): ProbeEvent[] =>
       fs
@@ -620,32 +686,47 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       workspaceDir,
       model,
       packInstall,
+      bootSeconds,
       cli,
+      call,
       async chatSend(sessionKey, text = uniqueText("chat"), timeoutMs = 60_000) {
-        const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
-        // An explicit RPC budget: `gateway call` defaults to 10 s, which a busy machine can exceed.
-        const stdout = await cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json", "--timeout", String(timeoutMs)], timeoutMs + 10_000);
-        return findTurn(sessionKey, text, timeoutMs, parseJsonOutput(stdout));
+        const answer = await call("chat.send", { sessionKey, message: text, idempotencyKey: crypto.randomUUID() }, { timeoutMs });
+        return findTurn(sessionKey, text, timeoutMs, answer);
       },
       async agentTurn(sessionKey, text = uniqueText("agent"), timeoutMs = 90_000) {
         // The gateway `agent` RPC (what `openclaw agent --session-key` calls on 2026.9.6; the
-        // 2026.3.13 CLI has no --session-key flag, its RPC does). --expect-final waits for the run.
-        const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
-        const stdout = await cli(["gateway", "call", "agent", "--params", JSON.stringify(params), "--expect-final", "--json", "--timeout", String(timeoutMs)], timeoutMs + 10_000);
-        return findTurn(sessionKey, text, 10_000, parseJsonOutput(stdout));
+        // 2026.3.13 CLI has no --session-key flag, its RPC does). expectFinal waits for the run.
+        const answer = await call("agent", { sessionKey, message: text, idempotencyKey: crypto.randomUUID() }, { expectFinal: true, timeoutMs });
+        return findTurn(sessionKey, text, 10_000, answer);
       },
       async cronTurn(text = uniqueText("cron"), timeoutMs = 90_000) {
-        const added = await cli(["cron", "add", "--name", `e2e-${crypto.randomBytes(3).toString("hex")}`, "--cron", "0 7 * * *", "--message", text, "--session", "isolated", "--no-deliver", "--json"], 60_000);
-        const job = parseJsonOutput(added) as { id?: string; job?: { id?: string } } | undefined;
+        // The params `cron add --name … --cron "0 7 * * *" --message … --session isolated
+        // --no-deliver` sends on both versions (read from their cron-cli).
+        const job = await call<{ id?: string; job?: { id?: string } }>(
+          "cron.add",
+          {
+            name: `e2e-${crypto.randomBytes(3).toString("hex")}`,
+            enabled: true,
+            schedule: { kind: "cron", expr: "0 7 * * *" },
+            sessionTarget: "isolated",
+            wakeMode: "now",
+            payload: { kind: "agentTurn", message: text },
+            delivery: { mode: "none", channel: "last" },
+          },
+          { timeoutMs: 60_000 },
+        );
         const jobId = job?.id ?? job?.job?.id;
-        if (!jobId) throw new Error(`cron add printed no job id: ${added.slice(0, 1000)}`);
-        await cli(["cron", "run", jobId, "--timeout", String(timeoutMs)], timeoutMs + 10_000);
+        if (!jobId) throw new Error(`cron.add answered no job id: ${JSON.stringify(job).slice(0, 1000)}`);
+        // `cron run` fails unless the answer says the job ran or was queued.
+        const run = await call<{ ok?: boolean; ran?: boolean; enqueued?: boolean }>("cron.run", { id: jobId, mode: "force" }, { timeoutMs });
+        if (!run?.ok || !(run.ran || run.enqueued)) throw new Error(`cron.run ${jobId} did not run the job: ${JSON.stringify(run)}`);
         const turn = await findTurn("", text, timeoutMs, { jobId });
         const bootstrap = [...readProbeEvents()].reverse().find((e) => e.event === "agent:bootstrap" && typeof e.sessionKey === "string" && e.sessionKey.includes(`:cron:${jobId}`));
         return { ...turn, sessionKey: bootstrap?.sessionKey ?? `agent:main:cron:${jobId}` };
       },
       async heartbeatTurn(text = uniqueText("heartbeat"), timeoutMs = 90_000) {
-        await cli(["system", "event", "--text", text, "--mode", "now", "--json"], 60_000);
+        const woken = await call<{ ok?: boolean }>("wake", { mode: "now", text }, { timeoutMs: 60_000 });
+        if (woken?.ok === false) throw new Error(`wake (system event --mode now) was refused: ${JSON.stringify(woken)}`);
         return findTurn("agent:main:main", text, timeoutMs);
       },
       lastSystemPrompt(needle) {

@@ -4,9 +4,14 @@ import { MOCK_REPLY, startMockModel } from "./mock-model.ts";
 import type { MockModel } from "./mock-model.ts";
 import { injectedChars, injectedNames, parseInjectedFiles } from "./prompt.ts";
 import { readAssumptionsDoc } from "./assumptions.ts";
+import crypto from "node:crypto";
 import fs from "node:fs";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { WebSocketServer } from "ws";
+import type { WebSocket } from "ws";
+import { connectGateway, createDeviceIdentity, GatewayRpcError } from "./gateway-rpc.ts";
 
 let model: MockModel | undefined;
 afterEach(async () => {
@@ -111,5 +116,106 @@ describe("HOOK_ASSUMPTIONS.md", () => {
       expect(Object.keys(cells).sort(), id).toEqual(["2026.3.13", "2026.9.6"]);
       for (const cell of Object.values(cells)) expect(cell.length, id).toBeGreaterThan(0);
     }
+  });
+});
+
+describe("gateway RPC client", () => {
+  type Req = { type: string; id: string; method: string; params: Record<string, unknown> };
+  let server: WebSocketServer | undefined;
+  afterEach(async () => {
+    for (const client of server?.clients ?? []) client.terminate();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+  });
+
+  /** A stand-in gateway: sends the challenge, answers connect with hello-ok, other methods with `answer`. */
+  async function fakeGateway(answer: (req: Req, socket: WebSocket) => void): Promise<{ port: number; connects: Req[] }> {
+    const connects: Req[] = [];
+    server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise<void>((resolve) => server!.once("listening", () => resolve()));
+    server.on("connection", (socket) => {
+      socket.send(JSON.stringify({ type: "event", event: "connect.challenge", payload: { nonce: "nonce-1", ts: Date.now() } }));
+      socket.on("message", (raw) => {
+        const req = JSON.parse(raw.toString()) as Req;
+        if (req.method === "connect") {
+          connects.push(req);
+          socket.send(JSON.stringify({ type: "res", id: req.id, ok: true, payload: { type: "hello-ok", protocol: 3 } }));
+        } else answer(req, socket);
+      });
+    });
+    return { port: (server.address() as AddressInfo).port, connects };
+  }
+  const reply = (socket: WebSocket, req: Req, frame: Record<string, unknown>) => socket.send(JSON.stringify({ type: "res", id: req.id, ...frame }));
+
+  it("connects with the token and the CLI's client and scopes, and returns each method's answer", async () => {
+    const gw = await fakeGateway((req, socket) => reply(socket, req, { ok: true, payload: { method: req.method, params: req.params } }));
+    const rpc = await connectGateway({ port: gw.port, token: "tok", clientVersion: "2026.9.6", timeoutMs: 5000 });
+    expect(rpc.hello.type).toBe("hello-ok");
+    const connect = gw.connects[0]!.params;
+    expect(connect).toMatchObject({ minProtocol: 3, maxProtocol: 4, role: "operator", auth: { token: "tok" }, client: { id: "cli", mode: "cli", version: "2026.9.6" } });
+    expect(connect.scopes).toContain("operator.write");
+    expect(connect.device).toBeUndefined();
+    expect(await rpc.call("health", {}, { timeoutMs: 5000 })).toEqual({ method: "health", params: {} });
+    await rpc.close();
+    expect(rpc.closed).toBe(true);
+  });
+
+  it("signs the connect with a device identity the gateway can verify (v3 payload over the challenge nonce)", async () => {
+    const gw = await fakeGateway(() => {});
+    const device = createDeviceIdentity();
+    const rpc = await connectGateway({ port: gw.port, token: "tok", clientVersion: "2026.3.13", device, timeoutMs: 5000 });
+    const params = gw.connects[0]!.params as { device: { id: string; publicKey: string; signature: string; signedAt: number; nonce: string }; scopes: string[] };
+    expect(params.device.nonce).toBe("nonce-1");
+    const raw = Buffer.from(params.device.publicKey, "base64url");
+    expect(crypto.createHash("sha256").update(raw).digest("hex")).toBe(params.device.id);
+    const publicKey = crypto.createPublicKey({ key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), raw]), format: "der", type: "spki" });
+    const payload = ["v3", params.device.id, "cli", "cli", "operator", params.scopes.join(","), String(params.device.signedAt), "tok", "nonce-1", process.platform, ""].join("|");
+    expect(crypto.verify(null, Buffer.from(payload), publicKey, Buffer.from(params.device.signature, "base64url"))).toBe(true);
+    await rpc.close();
+  });
+
+  it("expectFinal skips the {status:'accepted'} answer and resolves with the final one", async () => {
+    const gw = await fakeGateway((req, socket) => {
+      reply(socket, req, { ok: true, payload: { status: "accepted", runId: "r1" } });
+      setImmediate(() => reply(socket, req, { ok: true, payload: { status: "ok", runId: "r1", result: { meta: {} } } }));
+    });
+    const rpc = await connectGateway({ port: gw.port, token: "tok", clientVersion: "x", timeoutMs: 5000 });
+    expect(await rpc.call("agent", {}, { expectFinal: true, timeoutMs: 5000 })).toEqual({ status: "ok", runId: "r1", result: { meta: {} } });
+    expect(await rpc.call("agent", {}, { timeoutMs: 5000 })).toEqual({ status: "accepted", runId: "r1" });
+    await rpc.close();
+  });
+
+  it("rejects with the gateway's error object, a bound that names the method, and a close that names it", async () => {
+    const gw = await fakeGateway((req, socket) => {
+      if (req.method === "chat.send") reply(socket, req, { ok: false, error: { code: "INVALID_REQUEST", message: "missing scope: operator.write" } });
+      if (req.method === "hang-up") socket.close(1011, "bye");
+    });
+    const rpc = await connectGateway({ port: gw.port, token: "tok", clientVersion: "x", timeoutMs: 5000 });
+    const refused = await rpc.call("chat.send", {}, { timeoutMs: 5000 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(GatewayRpcError);
+    expect((refused as GatewayRpcError).gatewayError).toEqual({ code: "INVALID_REQUEST", message: "missing scope: operator.write" });
+    expect((refused as Error).message).toContain("missing scope: operator.write");
+    await expect(rpc.call("never-answered", {}, { timeoutMs: 50 })).rejects.toThrow(/never-answered: no answer .* within 50ms/);
+    await expect(rpc.call("hang-up", {}, { timeoutMs: 5000 })).rejects.toThrow(/hang-up: connection .* closed \(1011 bye/);
+    expect(rpc.closed).toBe(true);
+  });
+
+  it("fails the connect with the gateway's refusal, and when nothing listens", async () => {
+    server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise<void>((resolve) => server!.once("listening", () => resolve()));
+    server.on("connection", (socket) => {
+      socket.send(JSON.stringify({ type: "event", event: "connect.challenge", payload: { nonce: "n" } }));
+      socket.on("message", (raw) => {
+        const req = JSON.parse(raw.toString()) as Req;
+        socket.send(JSON.stringify({ type: "res", id: req.id, ok: false, error: { code: "UNAVAILABLE", message: "gateway starting; retry shortly", retryable: true, retryAfterMs: 500 } }));
+      });
+    });
+    const port = (server.address() as AddressInfo).port;
+    const refused = await connectGateway({ port, token: "tok", clientVersion: "x", timeoutMs: 5000 }).catch((error: unknown) => error);
+    expect((refused as GatewayRpcError).gatewayError).toMatchObject({ retryable: true, retryAfterMs: 500 });
+    const closedPort = port;
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    server = undefined;
+    await expect(connectGateway({ port: closedPort, token: "tok", clientVersion: "x", timeoutMs: 5000 })).rejects.toThrow(/before the connect handshake/);
   });
 });

@@ -5,6 +5,7 @@
 //
 //   npx tsx test/e2e/install.ts            # install (or reuse) every pinned target, print timings
 import { spawn } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -77,14 +78,21 @@ export function runLogged(
   });
 }
 
-async function installInto(dir: string, packageJson: Record<string, unknown>, marker: Record<string, unknown>, env: NodeJS.ProcessEnv, extra?: () => void): Promise<number> {
+async function installInto(
+  dir: string,
+  packageJson: Record<string, unknown>,
+  marker: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  extra?: () => void,
+  npmArgs = ["install", "--no-audit", "--no-fund", "--loglevel=warn"],
+): Promise<number> {
   const started = Date.now();
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
   extra?.();
   const logFile = path.join(dir, "install.log");
-  await runLogged("npm", ["install", "--no-audit", "--no-fund", "--loglevel=warn"], { cwd: dir, env, logFile, timeoutMs: NPM_TIMEOUT_MS });
+  await runLogged("npm", npmArgs, { cwd: dir, env, logFile, timeoutMs: NPM_TIMEOUT_MS });
   fs.writeFileSync(path.join(dir, MARKER), `${JSON.stringify({ ...marker, installedAt: new Date().toISOString() })}\n`);
   return (Date.now() - started) / 1000;
 }
@@ -159,6 +167,34 @@ export async function ensureInstalled(version: string): Promise<InstalledTarget>
         installSeconds: node.seconds + openclaw.seconds,
         reused: node.reused && openclaw.reused,
       };
+    },
+    { maxRetries: 120, retryIntervalSeconds: 5, staleThresholdSeconds: 120 },
+  );
+}
+
+/**
+ * The hook pack's production dependencies (`npm ci --omit=dev --ignore-scripts` from the repo's
+ * package.json and package-lock.json), installed once into the cache and keyed by those two
+ * files. The harness puts a copy into the staged pack, so the `npm install` OpenClaw runs while
+ * installing the pack finds them in place. Returns the node_modules folder.
+ */
+export async function ensurePackRuntimeDeps(repoRoot: string): Promise<string> {
+  const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as Record<string, unknown>;
+  const lockfile = fs.readFileSync(path.join(repoRoot, "package-lock.json"), "utf8");
+  const key = crypto.createHash("sha256").update(JSON.stringify(manifest.dependencies ?? {})).update(lockfile).digest("hex").slice(0, 16);
+  const dir = path.join(e2eCacheRoot(), `pack-deps-${key}`);
+  const nodeModules = path.join(dir, "node_modules");
+  fs.mkdirSync(e2eCacheRoot(), { recursive: true });
+  const lockTarget = path.join(e2eCacheRoot(), "install-pack-deps");
+  fs.writeFileSync(lockTarget, "", { flag: "a" });
+  return withFileLock(
+    lockTarget,
+    async () => {
+      const marker = { packDeps: key };
+      if (sameMarker(readMarker(dir), marker) && fs.existsSync(nodeModules)) return nodeModules;
+      // The repo's own manifest: `npm ci` refuses a package.json that disagrees with the lockfile.
+      await installInto(dir, manifest, marker, process.env, () => fs.writeFileSync(path.join(dir, "package-lock.json"), lockfile), ["ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=warn"]);
+      return nodeModules;
     },
     { maxRetries: 120, retryIntervalSeconds: 5, staleThresholdSeconds: 120 },
   );

@@ -61,7 +61,7 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
   async function turn(sessionKey: string, text: string): Promise<TurnResult> {
     const result = await gw.chatSend(sessionKey, text, 600_000);
     const runId = (result.cliJson as { runId?: unknown } | undefined)?.runId;
-    if (typeof runId === "string") await gw.cli(["gateway", "call", "agent.wait", "--params", JSON.stringify({ runId, timeoutMs: 600_000 }), "--json", "--timeout", "605000"], 620_000);
+    if (typeof runId === "string") await gw.call("agent.wait", { runId, timeoutMs: 600_000 }, { timeoutMs: 605_000 });
     return result;
   }
   const subagentTurn = () => turn(`agent:main:subagent:${crypto.randomUUID()}`, `Where is my sailboat moored, and what is my locker code? ${letters(6)}`);

@@ -61,7 +61,7 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
   async function turn(text: string): Promise<TurnResult> {
     const result = await gw.chatSend(MAIN, `${text} ${crypto.randomBytes(3).toString("hex")}`, 600_000);
     const runId = (result.cliJson as { runId?: unknown } | undefined)?.runId;
-    if (typeof runId === "string") await gw.cli(["gateway", "call", "agent.wait", "--params", JSON.stringify({ runId, timeoutMs: 600_000 }), "--json", "--timeout", "605000"], 620_000);
+    if (typeof runId === "string") await gw.call("agent.wait", { runId, timeoutMs: 600_000 }, { timeoutMs: 605_000 });
     return result;
   }
 

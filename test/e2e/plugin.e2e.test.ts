@@ -24,11 +24,9 @@ function turnMessage(request: RecordedRequest, text: string): string {
   return messagesOf(request).filter((m) => m.role === "user").map((m) => messageText(m.content)).find((t) => t.includes(text)) ?? "";
 }
 
-/** chat.send with an explicit RPC budget (a loaded machine can exceed `gateway call`'s 10 s default). */
+/** chat.send; the model request that carries `text`, its system prompt and user messages. */
 async function chatSend(gateway: Gateway, sessionKey: string, text: string) {
-  const params = { sessionKey, message: text, idempotencyKey: crypto.randomUUID() };
-  await gateway.cli(["gateway", "call", "chat.send", "--params", JSON.stringify(params), "--json", "--timeout", "60000"], 90_000);
-  const request = await gateway.model.waitForUserText(text, 60_000);
+  const { request } = await gateway.chatSend(sessionKey, text, 60_000);
   return { request, systemPrompt: gateway.model.systemPromptOf(request), lastUser: turnMessage(request, text), allUser: gateway.model.userTextOf(request) };
 }
 

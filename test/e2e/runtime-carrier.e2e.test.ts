@@ -25,12 +25,13 @@ async function turn(gateway: Gateway, sessionKey: string, text: string) {
   // Generous bounds: a cold gateway on a loaded 2-core machine can take minutes for its first turn.
   const result = await gateway.chatSend(sessionKey, text, 600_000);
   const runId = (result.cliJson as { runId?: unknown } | undefined)?.runId;
-  if (typeof runId === "string") await gateway.cli(["gateway", "call", "agent.wait", "--params", JSON.stringify({ runId, timeoutMs: 600_000 }), "--json", "--timeout", "605000"], 620_000);
+  if (typeof runId === "string") await gateway.call("agent.wait", { runId, timeoutMs: 600_000 }, { timeoutMs: 605_000 });
   return result;
 }
 
 async function chatHistory(gateway: Gateway, sessionKey: string): Promise<string> {
-  return await gateway.cli(["gateway", "call", "chat.history", "--params", JSON.stringify({ sessionKey }), "--json", "--timeout", "60000"], 90_000);
+  // As `gateway call chat.history --json` prints it.
+  return JSON.stringify(await gateway.call("chat.history", { sessionKey }, { timeoutMs: 60_000 }), null, 2);
 }
 
 const hex = () => crypto.randomBytes(3).toString("hex");
@@ -136,8 +137,8 @@ describe("compaction through the plugin's context engine (2026.9.6)", () => {
     for (const text of ["What is my sailboat named?", "How do I reverse a linked list in TypeScript?", "Thanks, that helps!"]) lastBefore = (await turn(gateway, MAIN, text)).request;
     // The sessions.compact RPC (what `openclaw sessions compact` wraps), with an explicit RPC budget:
     // OpenClaw summarises with the model, which a loaded machine makes slow.
-    const out = await gateway.cli(["gateway", "call", "sessions.compact", "--params", JSON.stringify({ key: MAIN }), "--json", "--timeout", "900000"], 930_000);
-    const result = JSON.parse(out.slice(out.indexOf("{"))) as { ok?: boolean; compacted?: boolean; result?: { summary?: string } };
+    const result = await gateway.call<{ ok?: boolean; compacted?: boolean; result?: { summary?: string } }>("sessions.compact", { key: MAIN }, { timeoutMs: 900_000 });
+    const out = JSON.stringify(result);
     expect(result.ok, out).toBe(true);
     expect(result.compacted, out).toBe(true);
     expect(gateway.logs()).toContain(`[${PLUGIN_ID}] compaction handed to OpenClaw`);
