@@ -9,7 +9,7 @@ import type { HygieneConfig } from "../memory/config-md.ts";
 import { appendCorrection } from "./corrections.ts";
 import { captureFact } from "./capture.ts";
 import type { CaptureOutcome } from "./capture.ts";
-import { extractFact } from "./statement.ts";
+import { extractFacts } from "./statement.ts";
 import { compileCustomPatterns, scanMessage } from "./patterns.ts";
 import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidence } from "./patterns.ts";
 
@@ -50,8 +50,10 @@ export type TriageOutcome = {
   /** Queue file written (absolute), when flagged and the write succeeded. */
   queueFile?: string;
   correction?: { id: string; file: string; confidence: TriggerConfidence; written: boolean };
-  /** The explicit capture, when one was attempted. */
+  /** The explicit capture of the message's first fact, when one was attempted. */
   capture?: CaptureOutcome;
+  /** Every fact's capture, in the message's order (most messages have one: then it is `capture`). */
+  captures?: CaptureOutcome[];
   /** CONFIG.md custom patterns that were skipped, and why. */
   patternProblems: string[];
   scannedChars: number;
@@ -132,8 +134,11 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     outcome.patternProblems = custom.problems;
     const scan = scanMessage(text, custom.patterns, input.scan);
     Object.assign(outcome, { matches: scan.matches, scannedChars: scan.scannedChars, truncated: scan.truncated, customSkipped: scan.customSkipped });
-    if (scan.matches.length === 0) return outcome;
-    outcome.flagged = true;
+    // What the operator asks to keep is read from their own words, pattern or not: a correction
+    // such as "Actually, my locker code is 5580 now" matches no triage pattern.
+    const facts = input.capture && config.memory_capture ? extractFacts(text) : [];
+    if (scan.matches.length === 0 && facts.length === 0) return outcome;
+    outcome.flagged = scan.matches.length > 0;
     if (!(await canWriteIntoWorkspace(input.workspaceDir, "triage"))) {
       outcome.errors.push("triage: workspace missing or relative, nothing written");
       return outcome;
@@ -159,12 +164,15 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
       excerpt: text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 1)}…` : text,
     };
     const queueFile = triageQueuePath(input.workspaceDir, now);
-    const writes: Promise<void>[] = [
-      appendFileLocked(queueFile, JSON.stringify(record), { ...lock, containWithin: input.workspaceDir }).then(
-        () => void (outcome.queueFile = queueFile),
-        (error: Error) => void outcome.errors.push(`triage queue: ${error.message}`),
-      ),
-    ];
+    const writes: Promise<void>[] = [];
+    if (outcome.flagged) {
+      writes.push(
+        appendFileLocked(queueFile, JSON.stringify(record), { ...lock, containWithin: input.workspaceDir }).then(
+          () => void (outcome.queueFile = queueFile),
+          (error: Error) => void outcome.errors.push(`triage queue: ${error.message}`),
+        ),
+      );
+    }
     if (trigger?.confidence) {
       const confidence = trigger.confidence;
       writes.push(
@@ -187,13 +195,20 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
         ),
       );
     }
-    const fact = input.capture && config.memory_capture ? extractFact(text, scan.matches) : undefined;
-    if (fact) {
+    if (facts.length > 0) {
       writes.push(
-        captureFact({ workspaceDir: input.workspaceDir, fact, now, config, lock: lockOptionsFromConfig(config, CAPTURE_AGENT_NAME) }).then(
-          (capture) => void (outcome.capture = capture),
-          (error: Error) => void outcome.errors.push(`capture: ${error.message}`),
-        ),
+        (async () => {
+          // One after another: a later fact of the message may repeat or change an earlier one.
+          for (const fact of facts) {
+            try {
+              const capture = await captureFact({ workspaceDir: input.workspaceDir, fact, now, config, lock: lockOptionsFromConfig(config, CAPTURE_AGENT_NAME) });
+              (outcome.captures ??= []).push(capture);
+              outcome.capture ??= capture;
+            } catch (error) {
+              outcome.errors.push(`capture: ${(error as Error).message}`);
+            }
+          }
+        })(),
       );
     }
     await Promise.all(writes);

@@ -1,0 +1,302 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { readRegularFile, realPathOrResolved } from "../fs/safe-read.ts";
+import { parseCapturedLine } from "./fact-line.ts";
+import type { CapturedFact } from "./fact-line.ts";
+import { VALUE, analyse, changeOf, contentKey, isRepeat, wordsKey } from "./relation.ts";
+import type { Change, Shape } from "./relation.ts";
+
+// The facts captured in a workspace's day files, kept in process so that a capture costs the same
+// with 40 facts or 40,000: today's file and the MAX_DEDUPE_FILES newest older ones are read once,
+// then only what was appended since (a file grows at its end: OpenClaw's agent and the capture
+// only ever append, docs/memory-hygiene.md). A file is read whole again when it was rewritten
+// (another inode: an in-place edit, ours or the operator's), shrank, changed without growing, or no
+// longer ends with the text read last. Each fact is analysed once (relation.ts) and filed under
+// the keys a relation needs, so a capture looks at a handful of candidates, not at every fact.
+//
+// The index only proposes: every write still decides under the file's lock from the file's bytes
+// as they are then (capture.ts syncs the index from that text first, and checks the line it will
+// edit is there). Captures of one workspace run one at a time (`exclusive`), which keeps the
+// index consistent and a burst of captures from flooding the thread pool a turn's reads need.
+
+export const MEMORY_DIR = "memory";
+/** Older day files searched for a repeat or an outdated value (newest first). */
+export const MAX_DEDUPE_FILES = 30;
+/** Bytes of one day file the index reads; captured lines after that are not seen. */
+export const MAX_INDEXED_DAY_FILE_BYTES = 1024 * 1024;
+/** Workspaces kept indexed at once (least recently used goes first). */
+export const MAX_INDEXED_WORKSPACES = 4;
+/** Characters at the end of what was read that must still be there for a file to count as appended to. */
+const TAIL_CHARS = 64;
+/** Longest stretch of parsing between two yields to the event loop. */
+const SLICE_MS = 4;
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.md$/;
+
+export type IndexedFact = CapturedFact & { file: string; day: string; seq: number; shape: Shape };
+
+export type Related = { fact: IndexedFact; how: "repeat" } | { fact: IndexedFact; how: "change"; change: Change };
+
+type Observed = { ino: number; size: number; mtimeMs: number };
+
+type FileEntry = {
+  file: string;
+  day: string;
+  /** What was read: bytes and characters through the last complete line, and its last characters. */
+  bytes: number;
+  chars: number;
+  tail: string;
+  /** The file as it was when everything in it (up to `bytes`) had been read. */
+  observed?: Observed;
+  facts: IndexedFact[];
+  nextSeq: number;
+};
+
+/** A key → facts lookup. */
+class Lookup {
+  private readonly map = new Map<string, Set<IndexedFact>>();
+  add(key: string, fact: IndexedFact): void {
+    let set = this.map.get(key);
+    if (!set) this.map.set(key, (set = new Set()));
+    set.add(fact);
+  }
+  remove(key: string, fact: IndexedFact): void {
+    const set = this.map.get(key);
+    if (!set) return;
+    set.delete(fact);
+    if (set.size === 0) this.map.delete(key);
+  }
+  get(key: string): ReadonlySet<IndexedFact> {
+    return this.map.get(key) ?? EMPTY;
+  }
+}
+const EMPTY: ReadonlySet<IndexedFact> = new Set();
+
+/** Keys a fact is filed under: its content (repeats, polarity), its words (numbers), its first key, attributes of values. */
+function keysOf(shape: Shape): { content: string; words?: string; first?: string; attributes: string[] } {
+  const hasValue = shape.flags.some((flags) => flags & VALUE);
+  const attributes: string[] = [];
+  shape.keys.forEach((key, i) => {
+    if (!(shape.flags[i] & VALUE) && shape.flags[i + 1] !== undefined && shape.flags[i + 1] & VALUE) attributes.push(key);
+  });
+  return { content: contentKey(shape), words: hasValue ? wordsKey(shape) : undefined, first: shape.keys[0], attributes };
+}
+
+/** Run parsing steps to the end at once (under a lock, inside a synchronous callback). */
+function drain(steps: Generator<void>): void {
+  for (const _ of steps);
+}
+
+/** Run parsing steps to the end, giving the event loop a turn every SLICE_MS (reads from disk). */
+async function drainSliced(steps: Generator<void>): Promise<void> {
+  let sliceStart = performance.now();
+  for (const _ of steps) {
+    if (performance.now() - sliceStart < SLICE_MS) continue;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
+  }
+}
+
+export class WorkspaceFacts {
+  readonly workspaceDir: string;
+  private readonly files = new Map<string, FileEntry>();
+  private readonly byContent = new Lookup();
+  private readonly byWords = new Lookup();
+  private readonly byFirst = new Lookup();
+  private readonly byAttribute = new Lookup();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(workspaceDir: string) {
+    this.workspaceDir = workspaceDir;
+  }
+
+  /** Run `task` after every task queued before it for this workspace (one capture at a time). */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Facts indexed in all files. */
+  get size(): number {
+    let n = 0;
+    for (const entry of this.files.values()) n += entry.facts.length;
+    return n;
+  }
+
+  /** Bring today's file and the MAX_DEDUPE_FILES newest older day files up to date from disk. */
+  async refresh(today: string): Promise<void> {
+    const dir = path.join(this.workspaceDir, MEMORY_DIR);
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    const days = names
+      .map((name) => DAY_FILE.exec(name)?.[1])
+      .filter((day): day is string => day !== undefined && day <= today)
+      .sort()
+      .reverse()
+      .slice(0, MAX_DEDUPE_FILES + (names.includes(`${today}.md`) ? 1 : 0));
+    const wanted = new Set(days.map((day) => path.join(dir, `${day}.md`)));
+    for (const file of [...this.files.keys()]) if (!wanted.has(file)) this.forget(file);
+    const realRoot = await realPathOrResolved(this.workspaceDir);
+    const stats = await Promise.all(days.map((day) => fs.stat(path.join(dir, `${day}.md`)).catch(() => undefined)));
+    for (const [i, day] of days.entries()) {
+      const file = path.join(dir, `${day}.md`);
+      const stat = stats[i];
+      if (!stat) {
+        this.forget(file);
+        continue;
+      }
+      await this.refreshFile(this.entry(file, day), { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs }, realRoot);
+    }
+  }
+
+  private entry(file: string, day: string): FileEntry {
+    let entry = this.files.get(file);
+    if (!entry) this.files.set(file, (entry = { file, day, bytes: 0, chars: 0, tail: "", facts: [], nextSeq: 0 }));
+    return entry;
+  }
+
+  private async refreshFile(entry: FileEntry, now: Observed, realRoot: string): Promise<void> {
+    const seen = entry.observed;
+    if (seen && seen.ino === now.ino && seen.size === now.size && seen.mtimeMs === now.mtimeMs) return;
+    // Appended to since: the same file, grown, still holding what was read (checked on its tail).
+    const appended = entry.chars > 0 && now.size >= entry.bytes && (!seen || (seen.ino === now.ino && (now.size !== seen.size || now.mtimeMs === seen.mtimeMs)));
+    if (appended) {
+      const tailBytes = Buffer.byteLength(entry.tail);
+      const start = entry.bytes - tailBytes;
+      const read = await readRegularFile(entry.file, { maxBytes: Math.max(0, MAX_INDEXED_DAY_FILE_BYTES - start), root: this.workspaceDir, realRoot, truncate: true, start });
+      if (!read.ok) return this.forget(entry.file);
+      const text = read.bytes.toString("utf8");
+      if (text.startsWith(entry.tail)) {
+        await drainSliced(this.readMore(entry, text.slice(entry.tail.length)));
+        entry.observed = { ino: read.ino, size: read.size, mtimeMs: read.mtimeMs };
+        return;
+      }
+    }
+    const read = await readRegularFile(entry.file, { maxBytes: MAX_INDEXED_DAY_FILE_BYTES, root: this.workspaceDir, realRoot, truncate: true });
+    if (!read.ok) return this.forget(entry.file);
+    await drainSliced(this.reread(entry, read.bytes.toString("utf8")));
+    entry.observed = { ino: read.ino, size: read.size, mtimeMs: read.mtimeMs };
+  }
+
+  /**
+   * The index of `file` made to match `text`, the file's whole content as just read under its
+   * lock: only the part after what was read is parsed when the text still holds that; else (or
+   * with `whole`) all of it.
+   */
+  syncText(file: string, day: string, text: string, whole = false): void {
+    drain(this.stepsToMatch(this.entry(file, day), text, whole));
+  }
+
+  private stepsToMatch(entry: FileEntry, text: string, whole: boolean): Generator<void> {
+    const extends_ = !whole && entry.chars > 0 && text.length >= entry.chars && text.startsWith(entry.tail, entry.chars - entry.tail.length);
+    return extends_ ? this.readMore(entry, text.slice(entry.chars)) : this.reread(entry, text);
+  }
+
+  /** After our own rewrite of `file` to `text`: the index holds `text`, and the file as it is now if it is still that. */
+  async rewritten(file: string, day: string, text: string): Promise<void> {
+    const entry = this.entry(file, day);
+    await drainSliced(this.stepsToMatch(entry, text, false));
+    const stat = await fs.stat(file).catch(() => undefined);
+    entry.observed = stat && stat.size === Buffer.byteLength(text) ? { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
+  }
+
+  /** Drop a file from the index (it is read whole next time). */
+  forget(file: string): void {
+    const entry = this.files.get(file);
+    if (!entry) return;
+    for (const fact of entry.facts) this.unfile(fact);
+    this.files.delete(file);
+  }
+
+  /** Everything read from `file` is forgotten and `text` read instead (analyses of the same statements reused). */
+  private *reread(entry: FileEntry, text: string): Generator<void> {
+    const known = new Map(entry.facts.map((fact) => [fact.statement, fact.shape]));
+    for (const fact of entry.facts) this.unfile(fact);
+    Object.assign(entry, { bytes: 0, chars: 0, tail: "", facts: [], observed: undefined });
+    yield* this.readMore(entry, text, known);
+  }
+
+  /** Parse the complete lines of `chunk` (the text right after what was read) into the index, one step per line. */
+  private *readMore(entry: FileEntry, chunk: string, known?: Map<string, Shape>): Generator<void> {
+    const end = chunk.lastIndexOf("\n");
+    if (end === -1) return;
+    const complete = chunk.slice(0, end + 1);
+    entry.chars += complete.length;
+    entry.bytes += Buffer.byteLength(complete);
+    entry.tail = (entry.tail + complete).slice(-TAIL_CHARS);
+    for (let from = 0; from <= end; ) {
+      const to = complete.indexOf("\n", from);
+      const fact = parseCapturedLine(complete.slice(from, to).replace(/\r$/, ""));
+      from = to + 1;
+      if (fact) this.file(entry, fact, known?.get(fact.statement));
+      yield;
+    }
+  }
+
+  private file(entry: FileEntry, fact: CapturedFact, shape: Shape = analyse(fact.statement)): void {
+    const indexed: IndexedFact = { ...fact, file: entry.file, day: entry.day, seq: entry.nextSeq++, shape };
+    entry.facts.push(indexed);
+    const keys = keysOf(shape);
+    this.byContent.add(keys.content, indexed);
+    if (keys.words !== undefined) this.byWords.add(keys.words, indexed);
+    if (keys.first !== undefined) this.byFirst.add(keys.first, indexed);
+    for (const attribute of keys.attributes) this.byAttribute.add(attribute, indexed);
+  }
+
+  private unfile(fact: IndexedFact): void {
+    const keys = keysOf(fact.shape);
+    this.byContent.remove(keys.content, fact);
+    if (keys.words !== undefined) this.byWords.remove(keys.words, fact);
+    if (keys.first !== undefined) this.byFirst.remove(keys.first, fact);
+    for (const attribute of keys.attributes) this.byAttribute.remove(attribute, fact);
+  }
+
+  /**
+   * How a statement of this shape relates to the current captured facts, newest first: the newest
+   * day with a related fact, a repeat there before a change, the lowest line first. `onlyFile`
+   * limits the search to one file.
+   */
+  relate(shape: Shape, correction: boolean, onlyFile?: string): Related | undefined {
+    if (shape.keys.length === 0) return undefined;
+    const keys = keysOf(shape);
+    const candidates = new Set<IndexedFact>(this.byContent.get(keys.content));
+    if (keys.words !== undefined) for (const fact of this.byWords.get(keys.words)) candidates.add(fact);
+    if (keys.first !== undefined) for (const fact of this.byFirst.get(keys.first)) candidates.add(fact);
+    if (correction) for (const attribute of keys.attributes) for (const fact of this.byAttribute.get(attribute)) candidates.add(fact);
+    let best: Related | undefined;
+    const rank = (r: Related) => [r.fact.day, r.how === "repeat" ? 1 : 0, r.fact.seq] as const;
+    const better = (a: Related, b: Related) => {
+      const [x, y] = [rank(a), rank(b)];
+      return x[0] !== y[0] ? x[0] > y[0] : x[1] !== y[1] ? x[1] > y[1] : x[2] > y[2];
+    };
+    for (const fact of candidates) {
+      if (fact.superseded || (onlyFile !== undefined && fact.file !== onlyFile)) continue;
+      let related: Related | undefined;
+      if (isRepeat(fact.shape, shape)) related = { fact, how: "repeat" };
+      else {
+        const change = changeOf(fact.shape, shape, correction);
+        if (change) related = { fact, how: "change", change };
+      }
+      if (related && (!best || better(related, best))) best = related;
+    }
+    return best;
+  }
+}
+
+const indexes = new Map<string, WorkspaceFacts>();
+
+/** The index of a workspace's captured facts (one per workspace in this process, bounded). */
+export function factIndexFor(workspaceDir: string): WorkspaceFacts {
+  const key = path.resolve(workspaceDir);
+  let index = indexes.get(key);
+  if (index) indexes.delete(key);
+  else index = new WorkspaceFacts(key);
+  indexes.set(key, index); // most recently used last
+  while (indexes.size > MAX_INDEXED_WORKSPACES) indexes.delete(indexes.keys().next().value as string);
+  return index;
+}
+
+/** Forget every index (tests, and a process that wants its memory back). */
+export function clearFactIndexes(): void {
+  indexes.clear();
+}
