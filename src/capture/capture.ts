@@ -9,7 +9,7 @@ import type { MemoryMetadata } from "../memory/confidence.ts";
 import type { HygieneConfig } from "../memory/config-md.ts";
 import { MEMORY_DIR, factIndexFor } from "./fact-index.ts";
 import type { IndexedFact, WorkspaceFacts } from "./fact-index.ts";
-import { SUPERSEDED, capturedFacts, formatCapturedLine, isSupersededEntry, replaceLine } from "./fact-line.ts";
+import { SUPERSEDED, capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine, replaceLine } from "./fact-line.ts";
 import type { CapturedFact } from "./fact-line.ts";
 import { analyse, withNewValue } from "./relation.ts";
 import type { Shape } from "./relation.ts";
@@ -93,12 +93,16 @@ function newMeta(fact: ExtractedFact, now: Date): MemoryMetadata {
   return fact.kind === "correction" ? { confidence: 1, source: "correction", mentions: 1, last: now } : { confidence: 0.95, source: "operator", mentions: 1, last: now };
 }
 
-function mentioned(fact: CapturedFact, now: Date, config: HygieneConfig): string {
-  return formatCapturedLine(fact.statement, fact.tag, recordMention(fact.meta, now, config), fact.capturedAt);
+/** The line of an indexed fact with its mention count raised. */
+function mentioned(fact: IndexedFact, now: Date, config: HygieneConfig): string {
+  const line = parseCapturedLine(fact.line) as CapturedFact;
+  return formatCapturedLine(line.statement, line.tag, recordMention(line.meta, now, config), line.capturedAt);
 }
 
-function superseded(fact: CapturedFact): string {
-  return formatCapturedLine(fact.statement, fact.tag, { ...fact.meta, status: SUPERSEDED }, fact.capturedAt);
+/** The line of an indexed fact marked superseded. */
+function superseded(fact: IndexedFact): string {
+  const line = parseCapturedLine(fact.line) as CapturedFact;
+  return formatCapturedLine(line.statement, line.tag, { ...line.meta, status: SUPERSEDED }, line.capturedAt);
 }
 
 /**
@@ -147,21 +151,26 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
   await index.refresh(today);
 
   /**
-   * An in-place edit of `file`; the transform sees the file's text under the lock, after the index
-   * was brought up to it. A failure is logged with the file and returned, never thrown.
+   * Replace the whole line `line(text)` of `file` in place, under its lock, with `next(text)`;
+   * both see the file's text after the index was brought up to it (null: nothing to replace). A
+   * failure is logged with the file and returned, never thrown.
    */
-  const editInPlace = async (file: string, day: string, transform: (text: string) => string | null): Promise<{ written: boolean; error?: string }> => {
-    let next: string | null = null;
+  const editInPlace = async (file: string, day: string, edit: (text: string) => { line: string; next: string } | null): Promise<{ written: boolean; error?: string }> => {
+    let done: { text: string; line: string; next: string } | null = null;
     try {
       const result = await updateFileLocked(
         file,
         (text) => {
           index.syncText(file, day, text);
-          return (next = transform(text));
+          const change = edit(text);
+          const replaced = change && replaceLine(text, change.line, change.next);
+          done = replaced === null || change === null ? null : { text: replaced, ...change };
+          return done?.text ?? null;
         },
         lock,
       );
-      if (result.written && next !== null) await index.rewritten(file, day, next);
+      const rewrite = done as { text: string; line: string; next: string } | null;
+      if (result.written && rewrite) await index.rewritten(file, day, rewrite.text, rewrite.line, rewrite.next);
       return { written: result.written };
     } catch (error) {
       log().warn({ file, error: errorText(error) }, `capture: could not update ${file} in place`);
@@ -181,7 +190,7 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
   if (relation && relation.fact.file !== todayFile) {
     const older = relation.fact;
     const next = relation.how === "repeat" ? mentioned(older, now, config) : superseded(older);
-    const edit = await editInPlace(older.file, older.day, (text) => replaceLine(text, older.line, next));
+    const edit = await editInPlace(older.file, older.day, () => ({ line: older.line, next }));
     if (edit.error !== undefined) {
       if (relation.how === "repeat") return notMentioned(older.file, edit.error);
       // The new value still goes in: a fact is never dropped because the older line could not be marked.
@@ -245,7 +254,7 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
         const again = relationInToday(text);
         if (again?.how !== "repeat") return null;
         next = mentioned(again.fact, now, config);
-        return replaceLine(text, again.fact.line, next);
+        return { line: again.fact.line, next };
       });
       if (edit.error !== undefined) return notMentioned(todayFile, edit.error);
       if (edit.written) return { action: "mentioned", line: next, file: todayFile };
@@ -261,7 +270,7 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
     }
     // A new value of a line in today's file: the new line is in; now mark the older one.
     const older = decided.supersede;
-    const edit = await editInPlace(todayFile, today, (text) => replaceLine(text, older.line, superseded(older)));
+    const edit = await editInPlace(todayFile, today, () => ({ line: older.line, next: superseded(older) }));
     if (edit.error !== undefined) warning = `older value in ${todayFile} not marked superseded (${edit.error})`;
     const warned = warning ? { warning } : {};
     if (edit.written) return { action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: older.statement, ...warned };

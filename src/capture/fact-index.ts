@@ -2,9 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { readRegularFile, realPathOrResolved } from "../fs/safe-read.ts";
-import { parseCapturedLine } from "./fact-line.ts";
-import type { CapturedFact } from "./fact-line.ts";
-import { VALUE, analyse, changeOf, contentKey, isRepeat, wordsKey } from "./relation.ts";
+import { capturedStatement } from "./fact-line.ts";
+import { VALUE, analyse, changeOf, flagOf, isRepeat } from "./relation.ts";
 import type { Change, Shape } from "./relation.ts";
 
 // The facts captured in a workspace's day files, kept in process so that a capture costs the same
@@ -32,8 +31,14 @@ const TAIL_CHARS = 64;
 /** Longest stretch of parsing between two yields to the event loop. */
 const SLICE_MS = 4;
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.md$/;
+/** A correction this short may name only the attribute and the value (relation.ts, ellipticChange: at most 3 words and a value). */
+const ELLIPTIC_KEYS = 4;
 
-export type IndexedFact = CapturedFact & { file: string; day: string; seq: number; shape: Shape };
+/**
+ * A captured line as the index keeps it: small (a vault may hold tens of thousands), the rest of
+ * the line's fields are parsed again from `line` when a capture edits it.
+ */
+export type IndexedFact = { line: string; statement: string; superseded: boolean; file: string; day: string; seq: number; shape: Shape };
 
 export type Related = { fact: IndexedFact; how: "repeat" } | { fact: IndexedFact; how: "change"; change: Change };
 
@@ -52,34 +57,68 @@ type FileEntry = {
   nextSeq: number;
 };
 
-/** A key → facts lookup. */
+/**
+ * Key → facts, for the keys of keysOf. Keys are kept as 32-bit hashes (FNV-1a): a vault of 40,000
+ * facts files each under about five keys, and a number costs less than a string. A collision only
+ * adds a candidate, which the relation check then turns down. Most keys have one fact: kept
+ * without a collection then.
+ */
 class Lookup {
-  private readonly map = new Map<string, Set<IndexedFact>>();
-  add(key: string, fact: IndexedFact): void {
-    let set = this.map.get(key);
-    if (!set) this.map.set(key, (set = new Set()));
-    set.add(fact);
+  private readonly map = new Map<number, IndexedFact | IndexedFact[]>();
+  add(key: number, fact: IndexedFact): void {
+    const there = this.map.get(key);
+    if (there === undefined) this.map.set(key, fact);
+    else if (Array.isArray(there)) there.push(fact);
+    else this.map.set(key, [there, fact]);
   }
-  remove(key: string, fact: IndexedFact): void {
-    const set = this.map.get(key);
-    if (!set) return;
-    set.delete(fact);
-    if (set.size === 0) this.map.delete(key);
+  remove(key: number, fact: IndexedFact): void {
+    const there = this.map.get(key);
+    if (there === fact) this.map.delete(key);
+    else if (Array.isArray(there)) {
+      const at = there.indexOf(fact);
+      if (at !== -1) there.splice(at, 1);
+      if (there.length === 1) this.map.set(key, there[0]);
+    }
   }
-  get(key: string): ReadonlySet<IndexedFact> {
-    return this.map.get(key) ?? EMPTY;
+  get(key: number): readonly IndexedFact[] {
+    const there = this.map.get(key);
+    return there === undefined ? [] : Array.isArray(there) ? there : [there];
   }
 }
-const EMPTY: ReadonlySet<IndexedFact> = new Set();
 
-/** Keys a fact is filed under: its content (repeats, polarity), its words (numbers), its first key, attributes of values. */
-function keysOf(shape: Shape): { content: string; words?: string; first?: string; attributes: string[] } {
-  const hasValue = shape.flags.some((flags) => flags & VALUE);
-  const attributes: string[] = [];
-  shape.keys.forEach((key, i) => {
-    if (!(shape.flags[i] & VALUE) && shape.flags[i + 1] !== undefined && shape.flags[i + 1] & VALUE) attributes.push(key);
-  });
-  return { content: contentKey(shape), words: hasValue ? wordsKey(shape) : undefined, first: shape.keys[0], attributes };
+/** FNV-1a over the parts (each ended by a NUL), from a seed per kind of key. */
+function hash(seed: number, ...parts: string[]): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (const part of parts) {
+    for (let i = 0; i < part.length; i++) h = Math.imul(h ^ part.charCodeAt(i), 0x01000193);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/**
+ * Keys a fact is filed under, one lookup each:
+ *   content   the same words and values (repeats, and the other polarity);
+ *   words     the same words around values (a new number);
+ *   aligned   what two statements differing in one short value still share: the first two keys,
+ *             or the first and the last, or (for a short one) the first alone;
+ *   attribute a word right before a value ("slip" in "… at slip 14"), for a correction that names
+ *             only the attribute and the value.
+ */
+function keysOf(shape: Shape): number[] {
+  const { keys } = shape;
+  const filed = [hash(1, shape.content)];
+  if (shape.words) filed.push(hash(2, shape.words));
+  if (keys.length >= 2) filed.push(hash(3, keys[0], keys[1]), hash(4, keys[0], keys[keys.length - 1]));
+  if (keys.length >= 1 && keys.length <= 3) filed.push(hash(5, keys[0]));
+  return filed;
+}
+
+/** Attribute keys: a word right before a value. */
+function attributesOf(shape: Shape): number[] {
+  const attributes: number[] = [];
+  for (let i = 0; i + 1 < shape.keys.length; i++) if (!(flagOf(shape, i) & VALUE) && flagOf(shape, i + 1) & VALUE) attributes.push(hash(6, shape.keys[i]));
+  return attributes;
 }
 
 /** Run parsing steps to the end at once (under a lock, inside a synchronous callback). */
@@ -100,9 +139,7 @@ async function drainSliced(steps: Generator<void>): Promise<void> {
 export class WorkspaceFacts {
   readonly workspaceDir: string;
   private readonly files = new Map<string, FileEntry>();
-  private readonly byContent = new Lookup();
-  private readonly byWords = new Lookup();
-  private readonly byFirst = new Lookup();
+  private readonly byKey = new Lookup();
   private readonly byAttribute = new Lookup();
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -192,10 +229,24 @@ export class WorkspaceFacts {
     return extends_ ? this.readMore(entry, text.slice(entry.chars)) : this.reread(entry, text);
   }
 
-  /** After our own rewrite of `file` to `text`: the index holds `text`, and the file as it is now if it is still that. */
-  async rewritten(file: string, day: string, text: string): Promise<void> {
+  /**
+   * After our own rewrite of `file` to `text`, which replaced the whole line `oldLine` by `newLine`
+   * in the text the index had just been synced to: that one fact is updated in place (no reparse),
+   * and the file as it is now is recorded if it is still `text`.
+   */
+  async rewritten(file: string, day: string, text: string, oldLine: string, newLine: string): Promise<void> {
     const entry = this.entry(file, day);
-    await drainSliced(this.stepsToMatch(entry, text, false));
+    const fact = entry.facts.find((f) => f.line === oldLine);
+    const end = entry.chars + newLine.length - oldLine.length;
+    if (fact && end > 0 && text[end - 1] === "\n") {
+      fact.line = newLine;
+      fact.superseded = capturedStatement(newLine)?.superseded ?? fact.superseded;
+      entry.chars = end;
+      entry.bytes += Buffer.byteLength(newLine) - Buffer.byteLength(oldLine);
+      entry.tail = text.slice(Math.max(0, end - TAIL_CHARS), end);
+    } else {
+      await drainSliced(this.stepsToMatch(entry, text, true));
+    }
     const stat = await fs.stat(file).catch(() => undefined);
     entry.observed = stat && stat.size === Buffer.byteLength(text) ? { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
   }
@@ -226,29 +277,24 @@ export class WorkspaceFacts {
     entry.tail = (entry.tail + complete).slice(-TAIL_CHARS);
     for (let from = 0; from <= end; ) {
       const to = complete.indexOf("\n", from);
-      const fact = parseCapturedLine(complete.slice(from, to).replace(/\r$/, ""));
+      const line = complete.slice(from, to).replace(/\r$/, "");
+      const fact = capturedStatement(line);
       from = to + 1;
-      if (fact) this.file(entry, fact, known?.get(fact.statement));
+      if (fact) this.file(entry, line, fact, known?.get(fact.statement));
       yield;
     }
   }
 
-  private file(entry: FileEntry, fact: CapturedFact, shape: Shape = analyse(fact.statement)): void {
-    const indexed: IndexedFact = { ...fact, file: entry.file, day: entry.day, seq: entry.nextSeq++, shape };
+  private file(entry: FileEntry, line: string, fact: { statement: string; superseded: boolean }, shape: Shape = analyse(fact.statement)): void {
+    const indexed: IndexedFact = { line, statement: fact.statement, superseded: fact.superseded, file: entry.file, day: entry.day, seq: entry.nextSeq++, shape };
     entry.facts.push(indexed);
-    const keys = keysOf(shape);
-    this.byContent.add(keys.content, indexed);
-    if (keys.words !== undefined) this.byWords.add(keys.words, indexed);
-    if (keys.first !== undefined) this.byFirst.add(keys.first, indexed);
-    for (const attribute of keys.attributes) this.byAttribute.add(attribute, indexed);
+    for (const key of keysOf(shape)) this.byKey.add(key, indexed);
+    for (const attribute of attributesOf(shape)) this.byAttribute.add(attribute, indexed);
   }
 
   private unfile(fact: IndexedFact): void {
-    const keys = keysOf(fact.shape);
-    this.byContent.remove(keys.content, fact);
-    if (keys.words !== undefined) this.byWords.remove(keys.words, fact);
-    if (keys.first !== undefined) this.byFirst.remove(keys.first, fact);
-    for (const attribute of keys.attributes) this.byAttribute.remove(attribute, fact);
+    for (const key of keysOf(fact.shape)) this.byKey.remove(key, fact);
+    for (const attribute of attributesOf(fact.shape)) this.byAttribute.remove(attribute, fact);
   }
 
   /**
@@ -258,29 +304,32 @@ export class WorkspaceFacts {
    */
   relate(shape: Shape, correction: boolean, onlyFile?: string): Related | undefined {
     if (shape.keys.length === 0) return undefined;
-    const keys = keysOf(shape);
-    const candidates = new Set<IndexedFact>(this.byContent.get(keys.content));
-    if (keys.words !== undefined) for (const fact of this.byWords.get(keys.words)) candidates.add(fact);
-    if (keys.first !== undefined) for (const fact of this.byFirst.get(keys.first)) candidates.add(fact);
-    if (correction) for (const attribute of keys.attributes) for (const fact of this.byAttribute.get(attribute)) candidates.add(fact);
     let best: Related | undefined;
-    const rank = (r: Related) => [r.fact.day, r.how === "repeat" ? 1 : 0, r.fact.seq] as const;
-    const better = (a: Related, b: Related) => {
-      const [x, y] = [rank(a), rank(b)];
-      return x[0] !== y[0] ? x[0] > y[0] : x[1] !== y[1] ? x[1] > y[1] : x[2] > y[2];
-    };
-    for (const fact of candidates) {
-      if (fact.superseded || (onlyFile !== undefined && fact.file !== onlyFile)) continue;
+    const consider = (fact: IndexedFact) => {
+      if (fact.superseded || (onlyFile !== undefined && fact.file !== onlyFile)) return;
       let related: Related | undefined;
       if (isRepeat(fact.shape, shape)) related = { fact, how: "repeat" };
       else {
         const change = changeOf(fact.shape, shape, correction);
         if (change) related = { fact, how: "change", change };
       }
-      if (related && (!best || better(related, best))) best = related;
+      if (related && (!best || newer(related, best))) best = related;
+    };
+    for (const key of keysOf(shape)) for (const fact of this.byKey.get(key)) consider(fact);
+    if (correction && shape.keys.length <= ELLIPTIC_KEYS) {
+      // "it's slip 22 now" names what was said recently: today's and yesterday's facts.
+      const recent = [...this.files.values()].map((entry) => entry.day).sort().slice(-2)[0];
+      for (const attribute of attributesOf(shape)) for (const fact of this.byAttribute.get(attribute)) if (fact.day >= recent) consider(fact);
     }
     return best;
   }
+}
+
+/** The one to act on of two relations: the newer day, then a repeat over a change, then the lower line. */
+function newer(a: Related, b: Related): boolean {
+  if (a.fact.day !== b.fact.day) return a.fact.day > b.fact.day;
+  if (a.how !== b.how) return a.how === "repeat";
+  return a.fact.seq > b.fact.seq;
 }
 
 const indexes = new Map<string, WorkspaceFacts>();

@@ -31,6 +31,13 @@ export function parseCapturedLine(line: string): CapturedFact | undefined {
   return { line, statement: match[1], tag: match[2] as FactTag, meta, capturedAt: match[4], superseded: meta.status === SUPERSEDED };
 }
 
+/** The statement of a captured fact line and whether it was superseded, without its metadata (what an index needs). */
+export function capturedStatement(line: string): { statement: string; superseded: boolean } | undefined {
+  if (!line.startsWith("- ") || !line.includes("captured:")) return undefined;
+  const match = CAPTURED_LINE.exec(line);
+  return match ? { statement: match[1], superseded: isSupersededEntry(match[3]) } : undefined;
+}
+
 export function formatCapturedLine(statement: string, tag: FactTag, meta: MemoryMetadata, capturedAt: string): string {
   return `- ${statement} ${tag} ${formatMemoryMetadata(meta).replace(/ -->$/, ` captured: ${capturedAt} -->`)}`;
 }

@@ -33,10 +33,21 @@ export type Shape = {
   lang: Lang;
   /** Content keys in order: stemmed words and values. */
   keys: string[];
-  /** Per key: VALUE, RELATION (it is a relation word), AFTER_RELATION (a relation word stands before it). */
-  flags: number[];
+  /**
+   * Per key, one character: the bits VALUE, RELATION (it is a relation word) and AFTER_RELATION (a
+   * relation word stands before it) over "0" (a string: an indexed vault holds tens of thousands).
+   */
+  flags: string;
   negated: boolean;
+  /** Order-free identity of the content (the same words and values), and of its words alone. */
+  content: string;
+  words: string;
 };
+
+/** The flag bits of content key `i` (0 past the end). */
+export function flagOf(shape: Shape, i: number): number {
+  return i < shape.flags.length ? shape.flags.charCodeAt(i) - 48 : 0;
+}
 
 /** A shape and where each content key sits in the analysed text (character offsets). */
 export type Analysis = Shape & { spans: [number, number][] };
@@ -80,7 +91,8 @@ function keyOf(word: string, lang: Lang): string {
 /** Content, polarity and relation words of one statement, with where each content key sits. */
 export function analyseWithSpans(statement: string, lang: Lang = detectLanguage(statement)): Analysis {
   const rules = RULES[lang];
-  const shape: Analysis = { lang, keys: [], flags: [], negated: false, spans: [] };
+  const shape: Analysis = { lang, keys: [], flags: "", negated: false, content: "", words: "", spans: [] };
+  const flags: number[] = [];
   let relationPending = false;
   // Blanked, not removed: the offsets of what is left stay those of `statement`.
   const text = rules.fillerPhrases ? statement.replace(rules.fillerPhrases, (phrase) => " ".repeat(phrase.length)) : statement;
@@ -108,38 +120,35 @@ export function analyseWithSpans(statement: string, lang: Lang = detectLanguage(
         relationPending ||= relation;
         continue;
       }
-      const previous = shape.flags.length > 0 ? shape.flags[shape.flags.length - 1] : 0;
+      const previous = flags.length > 0 ? flags[flags.length - 1] : 0;
       shape.keys.push(keyOf(word, lang));
-      shape.flags.push((value ? VALUE : 0) | (relation ? RELATION : 0) | (relationPending || previous & RELATION ? AFTER_RELATION : 0));
+      flags.push((value ? VALUE : 0) | (relation ? RELATION : 0) | (relationPending || previous & RELATION ? AFTER_RELATION : 0));
       shape.spans.push([start, start + part.length]);
       relationPending = false;
     }
   }
+  shape.keys = shape.keys.slice(); // no spare capacity kept per fact
+  shape.flags = String.fromCharCode(...flags.map((bits) => 48 + bits));
+  shape.content = [...new Set(shape.keys)].sort().join("\u0001");
+  // Only a statement with a value compares its words alone.
+  shape.words = flags.some((bits) => bits & VALUE)
+    ? shape.keys
+        .filter((_, i) => !(flags[i] & VALUE))
+        .sort()
+        .join("\u0001")
+    : "";
   return shape;
 }
 
 /** The shape alone (what an index keeps). */
 export function analyse(statement: string): Shape {
-  const { lang, keys, flags, negated } = analyseWithSpans(statement);
-  return { lang, keys, flags, negated };
-}
-
-/** Order-free identity of a statement's content: the same words and values. */
-export function contentKey(shape: Shape): string {
-  return [...new Set(shape.keys)].sort().join("\u0001");
-}
-
-/** The words of a statement without its values, order-free (the "what" of a numeric fact). */
-export function wordsKey(shape: Shape): string {
-  return shape.keys
-    .filter((_, i) => !(shape.flags[i] & VALUE))
-    .sort()
-    .join("\u0001");
+  const { lang, keys, flags, negated, content, words } = analyseWithSpans(statement);
+  return { lang, keys, flags, negated, content, words };
 }
 
 /** The same fact said again: same content words and values, same polarity. */
 export function isRepeat(a: Shape, b: Shape): boolean {
-  return a.keys.length > 0 && a.negated === b.negated && contentKey(a) === contentKey(b);
+  return a.keys.length > 0 && a.negated === b.negated && a.content === b.content;
 }
 
 export type Change = {
@@ -149,7 +158,7 @@ export type Change = {
   newRange?: [number, number];
 };
 
-const isValue = (shape: Shape, i: number) => (shape.flags[i] & VALUE) !== 0;
+const isValue = (shape: Shape, i: number) => (flagOf(shape, i) & VALUE) !== 0;
 const kindOf = (shape: Shape, from: number, to: number) => {
   let values = 0;
   for (let i = from; i < to; i++) if (isValue(shape, i)) values++;
@@ -163,8 +172,7 @@ const valueIndexes = (shape: Shape) => shape.keys.map((_, i) => i).filter((i) =>
 function numericChange(older: Shape, newer: Shape): Change | undefined {
   const oldValues = valueIndexes(older);
   const newValues = valueIndexes(newer);
-  if (oldValues.length === 0 || oldValues.length !== newValues.length || oldValues.length === older.keys.length) return undefined;
-  if (wordsKey(older) !== wordsKey(newer)) return undefined;
+  if (oldValues.length === 0 || oldValues.length !== newValues.length || oldValues.length === older.keys.length || older.words !== newer.words) return undefined;
   const differing = oldValues.map((_, k) => k).filter((k) => older.keys[oldValues[k]] !== newer.keys[newValues[k]]);
   if (differing.length !== 1) return undefined;
   const [k] = differing;
@@ -186,7 +194,7 @@ function alignedChange(older: Shape, newer: Shape, correction: boolean): Change 
   const kind = kindOf(older, prefix, prefix + oldLength);
   if (kind === "mixed" || kind !== kindOf(newer, prefix, prefix + newLength)) return undefined;
   // A restatement only replaces what a relation word gives a single value ("is", "lives in").
-  if (!correction && kind === "word" && !(older.flags[prefix] & AFTER_RELATION && newer.flags[prefix] & AFTER_RELATION)) return undefined;
+  if (!correction && kind === "word" && !(flagOf(older, prefix) & AFTER_RELATION && flagOf(newer, prefix) & AFTER_RELATION)) return undefined;
   return { how: "value", oldRange: [prefix, prefix + oldLength], newRange: [prefix, prefix + newLength] };
 }
 
@@ -211,7 +219,7 @@ function ellipticChange(older: Shape, newer: Shape): Change | undefined {
  */
 export function changeOf(older: Shape, newer: Shape, correction: boolean): Change | undefined {
   if (older.keys.length === 0 || newer.keys.length === 0) return undefined;
-  if (contentKey(older) === contentKey(newer)) return older.negated === newer.negated ? undefined : { how: "polarity" };
+  if (older.content === newer.content) return older.negated === newer.negated ? undefined : { how: "polarity" };
   if (older.negated !== newer.negated) return undefined;
   return numericChange(older, newer) ?? alignedChange(older, newer, correction) ?? (correction ? ellipticChange(older, newer) : undefined);
 }

@@ -126,6 +126,9 @@ export function correctionTrigger(matches: readonly TriageMatch[]): TriageMatch 
 export async function triageInboundMessage(input: TriageInput): Promise<TriageOutcome> {
   const outcome: TriageOutcome = { flagged: false, matches: [], patternProblems: [], scannedChars: 0, truncated: false, customSkipped: 0, errors: [] };
   try {
+    // Each message's scan is a task of its own: a burst of messages arriving together must not
+    // run all its scans in one go while a turn's timers wait.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const text = messageText(input.content);
     if (!text.trim()) return outcome;
     const config = input.config ?? HYGIENE_CONFIG_DEFAULTS;
