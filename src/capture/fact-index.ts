@@ -142,6 +142,8 @@ export class WorkspaceFacts {
   private readonly byKey = new Lookup();
   private readonly byAttribute = new Lookup();
   private queue: Promise<unknown> = Promise.resolve();
+  /** The day before the `today` of the last refresh: a correction naming only a value looks back to it. */
+  private yesterday = "";
 
   constructor(workspaceDir: string) {
     this.workspaceDir = workspaceDir;
@@ -163,6 +165,7 @@ export class WorkspaceFacts {
 
   /** Bring today's file and the MAX_DEDUPE_FILES newest older day files up to date from disk. */
   async refresh(today: string): Promise<void> {
+    this.yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
     const dir = path.join(this.workspaceDir, MEMORY_DIR);
     const names = await fs.readdir(dir).catch(() => [] as string[]);
     const days = names
@@ -318,8 +321,7 @@ export class WorkspaceFacts {
     for (const key of keysOf(shape)) for (const fact of this.byKey.get(key)) consider(fact);
     if (correction && shape.keys.length <= ELLIPTIC_KEYS) {
       // "it's slip 22 now" names what was said recently: today's and yesterday's facts.
-      const recent = [...this.files.values()].map((entry) => entry.day).sort().slice(-2)[0];
-      for (const attribute of attributesOf(shape)) for (const fact of this.byAttribute.get(attribute)) if (fact.day >= recent) consider(fact);
+      for (const attribute of attributesOf(shape)) for (const fact of this.byAttribute.get(attribute)) if (fact.day >= this.yesterday) consider(fact);
     }
     return best;
   }

@@ -120,13 +120,16 @@ export function fold(word: string): string {
   return /^[\x00-\x7f]*$/.test(word) ? word.toLowerCase() : word.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
 }
 
+/** Words of the English stopword list that carry the content of a fact ("I like coffee", "I never eat meat"). */
+const EN_CONTENT = new Set("like never make take come came get got same other many more most much well way only".split(" "));
+
 const EN_QUESTION_START =
   /^(?:(?:and|so|but|hey|wait|ok|okay|oh|um)[\s,]+)*(?:(?:do|did|does|don't|didn't|doesn't|have|haven't|has|hasn't|had|are|aren't|were|weren't|is|isn't|was|wasn't|can't|won't|shall|would)\s+(?:you|u|ya|i|we|they|he|she|it)\b|(?:why|how|what|when|where|who|which)\b)/i;
 
 export const RULES: Record<Lang, LanguageRules> = {
   en: {
     negatedBefore: /\b(?:don't|dont|do not|never|no need to|needn't|not|shouldn't|mustn't|no reason to|stop)\b(?:\s+\S+){0,3}\s*$/i,
-    negatedAfter: /^$/,
+    negatedAfter: /(?!)/,
     question: new RegExp(`${EN_QUESTION_START.source}|[?]\\s*$`, "i"),
     request: /\b(?:can|could|will) you\b|\bwould you (?:please|kindly)\b/i,
     reportedBefore:
@@ -145,11 +148,14 @@ export const RULES: Record<Lang, LanguageRules> = {
     negations: words("not no never nobody nothing none cannot"),
     relations: words("is are was were am be been 's live lives lived living work works worked stay stays called named spelled spelt cost costs costed start starts begin begins open opens close closes end ends leave leaves land lands arrive arrives due"),
     fillers: words("now actually anymore currently still new old changed switched updated correction update instead"),
-    stopwords: words(eng, "its it's s t d ll re ve m also just really please"),
+    stopwords: words(
+      eng.filter((word) => !EN_CONTENT.has(word)),
+      "i me you he him she her it its we us they them s t d ll re ve m also just really please",
+    ),
   },
   zh: {
     negatedBefore: /(?:不要|别|不用|不必|无需|不需要|没必要|千万别|不准|不许)\s*$/,
-    negatedAfter: /^$/,
+    negatedAfter: /(?!)/,
     question: /[吗呢][\s。！!？?]*$|[？?]\s*$|是否|有没有/,
     request: /请|帮我|能不能|能否|可不可以|可以|麻烦/,
     reportedBefore: /(?<![我你])(?:说|讲|告诉我|告诉他|告诉她|写道|提醒我|叫我|让我)[:：,，\s]*$/,
@@ -167,11 +173,12 @@ export const RULES: Record<Lang, LanguageRules> = {
     relations: words("是 叫 在 住"),
     fillers: words(),
     fillerPhrases: /现在|其实|实际上|已经|改成|换成|改为|变成|目前/g,
-    stopwords: words("我 你 他 她 它 的 了 着 过 吗 呢 吧 啊 也 都 就 和 与 及 个 这 那 们 得 地 很 还 又"),
+    // 是, 在, 叫 relate a subject to its value (like "is"): relation words, not content.
+    stopwords: words("我 你 他 她 它 的 了 着 过 吗 呢 吧 啊 也 都 就 和 与 及 个 这 那 们 得 地 很 还 又 是 在 叫"),
   },
   es: {
     negatedBefore: /\b(?:no|nunca|jamás)\s*$/i,
-    negatedAfter: /^$/,
+    negatedAfter: /(?!)/,
     question: /^¿|[?]\s*$/,
     request: /\b(?:puedes|podrías|podría|puede|podéis)\b/i,
     reportedBefore: /\b(?:dijo|dice|dijeron|decía|escribió|comentó|repetía|pidió|me dijo)\b/i,

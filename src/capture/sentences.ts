@@ -21,7 +21,8 @@ export function keepsSentenceGoing(segment: string, next: string): boolean {
   if (/^\s*\p{Ll}/u.test(next)) return true; // "Elm St. next month", "e.g. the passport"
   const word = LAST_WORD.exec(segment.slice(-48))?.[1];
   if (word === undefined) return false;
-  if (/^\p{L}$/u.test(word)) return true; // an initial: "J. R. Hartley", "M. Dupont", "z. B."
+  if (/^\p{Lu}$/u.test(word)) return true; // an initial: "J. R. Hartley", "M. Dupont"
+  if (/^\p{Ll}$/u.test(word)) return /^\s*\p{L}\./u.test(next); // "z. B.", "d. h.", not "4.5 m. Then"
   if (/^\d{1,2}$/.test(word)) return MONTH_START.test(next.trimStart()); // "am 3. Juni"
   const folded = word.toLowerCase();
   if (NUMBER_ABBREVIATIONS.has(folded)) return /^\s*\d/.test(next); // "No. 12", not "I said no."
