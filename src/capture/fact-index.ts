@@ -28,6 +28,8 @@ export const MAX_INDEXED_DAY_FILE_BYTES = 1024 * 1024;
 export const MAX_INDEXED_WORKSPACES = 4;
 /** Characters at the end of what was read that must still be there for a file to count as appended to. */
 const TAIL_CHARS = 64;
+/** How long an older day file's last look stays good (today's file is looked at on every capture). */
+export const OLDER_RECHECK_MS = 1_000;
 /** Longest stretch of parsing between two yields to the event loop. */
 const SLICE_MS = 4;
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.md$/;
@@ -55,6 +57,8 @@ type FileEntry = {
   observed?: Observed;
   facts: IndexedFact[];
   nextSeq: number;
+  /** When the file was last compared with the disk (Date.now()). */
+  checkedAt?: number;
 };
 
 /**
@@ -176,16 +180,23 @@ export class WorkspaceFacts {
       .slice(0, MAX_DEDUPE_FILES + (names.includes(`${today}.md`) ? 1 : 0));
     const wanted = new Set(days.map((day) => path.join(dir, `${day}.md`)));
     for (const file of [...this.files.keys()]) if (!wanted.has(file)) this.forget(file);
+    // Today's file is looked at on every capture; older ones (edited rarely, and only ever acted on
+    // after a check under their lock) at most every OLDER_RECHECK_MS, so a burst of captures costs
+    // one stat per capture, not thirty-one.
+    const checkedAt = Date.now();
+    const due = days.filter((day) => day === today || !(checkedAt - (this.files.get(path.join(dir, `${day}.md`))?.checkedAt ?? -Infinity) < OLDER_RECHECK_MS));
     const realRoot = await realPathOrResolved(this.workspaceDir);
-    const stats = await Promise.all(days.map((day) => fs.stat(path.join(dir, `${day}.md`)).catch(() => undefined)));
-    for (const [i, day] of days.entries()) {
+    const stats = await Promise.all(due.map((day) => fs.stat(path.join(dir, `${day}.md`)).catch(() => undefined)));
+    for (const [i, day] of due.entries()) {
       const file = path.join(dir, `${day}.md`);
       const stat = stats[i];
       if (!stat) {
         this.forget(file);
         continue;
       }
-      await this.refreshFile(this.entry(file, day), { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs }, realRoot);
+      const entry = this.entry(file, day);
+      await this.refreshFile(entry, { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs }, realRoot);
+      if (this.files.get(file) === entry) entry.checkedAt = checkedAt;
     }
   }
 
