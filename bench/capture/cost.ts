@@ -21,18 +21,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { markdownTable } from "../lib/table.ts";
 import { percentile } from "../lib/metrics.ts";
 import { REPO_ROOT, SAMPLE_WORKSPACE } from "../lib/paths.ts";
-
-/** A seeded generator, so every run builds the same workspace. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from "../scale/vault.ts";
 
 const PLACES = "north south east west upper lower old new main back front side river hill park harbour station market castle garden".split(" ");
 const NAMES = "Anna Ben Carla David Elena Farid Grace Hugo Ines Jonas Kira Liam Maya Noah Olga Pavel Quinn Rosa Sami Tara Umar Vera Wim Xena Yusuf Zoe Alba Bruno Chen Dana Emil Flora Gil Hana Ivo Jana Kofi Lena Milo Nina Omar Pia Rafael Sofia Tomas Uma Viktor Wen Yara Zack".split(" ");

@@ -85,16 +85,22 @@ export const MAX_FACTS_PER_MESSAGE = 8;
 
 type Found = { trigger: Trigger; start: number; end: number };
 
-/** The first of `triggers` in a sentence (the earliest, then the longest). */
+/** The first of `triggers` in a sentence (the earliest; of two at the same place, the first listed). */
 function findTrigger(sentence: string, triggers: readonly Trigger[]): Found | undefined {
   let best: Found | undefined;
   for (const trigger of triggers) {
     const match = trigger.pattern.exec(sentence);
-    if (!match) continue;
-    const found = { trigger, start: match.index, end: match.index + match[0].length };
-    if (!best || found.start < best.start || (found.start === best.start && found.end > best.end)) best = found;
+    if (match && (!best || match.index < best.start)) best = { trigger, start: match.index, end: match.index + match[0].length };
   }
   return best;
+}
+
+/** The trigger right before the statement: "Important: remember that X" asks through "remember that". */
+function innermost(sentence: string, found: Found, triggers: readonly Trigger[]): Found {
+  const after = sentence.slice(found.end);
+  const from = found.end + after.length - after.replace(RULES[found.trigger.lang].leadingFiller, "").length;
+  const next = findTrigger(sentence.slice(from), triggers);
+  return next?.start === 0 && next.trigger.shape === "intro" ? innermost(sentence, { trigger: next.trigger, start: from, end: from + next.end }, triggers) : found;
 }
 
 /**
@@ -102,7 +108,7 @@ function findTrigger(sentence: string, triggers: readonly Trigger[]): Found | un
  * hypothetical, the speaker remembering ("I'll remember that"), or a moment shared ("remember that
  * time we …"). Undefined when it does ask.
  */
-export function notMeant(sentence: string, found: Found): string | undefined {
+function notMeant(sentence: string, found: Found): string | undefined {
   const rules = RULES[found.trigger.lang];
   const before = sentence.slice(0, found.start);
   const after = sentence.slice(found.end);
@@ -144,12 +150,9 @@ function statementsAt(sentences: readonly string[], index: number, found: Found,
 }
 
 /** A correction without a trigger ("Actually, my locker code is 5580 now"), or undefined. */
-function correctionIn(sentence: string, langs: readonly Lang[]): string | undefined {
-  const opening = langs.filter((l) => RULES[l].correctionStart.test(sentence));
-  if (opening.length === 0 && !langs.some((l) => RULES[l].correctionMarker.test(sentence))) return undefined;
-  // The sentence's language, unless only another language's cue opens it ("En fait, …").
-  const detected = detectLanguage(sentence);
-  const rules = RULES[opening.length === 0 || opening.includes(detected) ? detected : opening[0]];
+function correctionIn(sentence: string): string | undefined {
+  // The language whose cue opens the sentence ("En fait, …"), else the sentence's own.
+  const rules = RULES[LANGS.find((l) => RULES[l].correctionStart.test(sentence)) ?? detectLanguage(sentence)];
   const cue = rules.correctionStart.exec(sentence);
   if (!cue && !rules.correctionMarker.test(sentence)) return undefined;
   if (rules.question.test(sentence) || rules.hypotheticalBefore.test(sentence) || rules.reportedBefore.test(sentence)) return undefined;
@@ -164,11 +167,13 @@ const CUE_ANYWHERE = Object.fromEntries(LANGS.map((l) => [l, new RegExp(RULES[l]
  * The triggers, and the languages with a correction cue, anywhere in the text: each pattern runs
  * once over the whole text, and sentences are only searched for what is there.
  */
-function presentIn(own: string): { triggers: Trigger[]; corrections: Lang[] } {
+function presentIn(own: string): { triggers: Trigger[]; corrections: boolean } {
   const lower = own.toLowerCase();
   return {
+    // Stryker disable next-line MethodExpression,ConditionalExpression,LogicalOperator: a shortcut: without the filter every sentence is searched for every trigger, with the same result
     triggers: TRIGGERS.filter((t) => t.anchors.some((anchor) => lower.includes(anchor)) && t.pattern.test(own)),
-    corrections: LANGS.filter((l) => CUE_ANYWHERE[l].test(own) || RULES[l].correctionMarker.test(own)),
+    // Stryker disable next-line MethodExpression,ConditionalExpression,LogicalOperator: a shortcut: without it every sentence is searched for a correction, with the same result
+    corrections: LANGS.some((l) => CUE_ANYWHERE[l].test(own) || RULES[l].correctionMarker.test(own)),
   };
 }
 
@@ -181,21 +186,24 @@ function presentIn(own: string): { triggers: Trigger[]; corrections: Lang[] } {
 export function extractFacts(text: string): ExtractedFact[] {
   const own = ownWords(scanWindow(text).text);
   const present = presentIn(own);
-  if (present.triggers.length === 0 && present.corrections.length === 0) return [];
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a shortcut: without it the sentences are cut and nothing is found in them
+  if (present.triggers.length === 0 && !present.corrections) return [];
   const sentences = sentencesOf(own);
   const facts: ExtractedFact[] = [];
   const add = (kind: CaptureKind, statement: string | undefined, trigger: Trigger | undefined) => {
     if (!statement || facts.length >= MAX_FACTS_PER_MESSAGE || facts.some((f) => f.statement === statement)) return;
     facts.push({ kind, statement, tag: tagFor(trigger, statement), trigger: trigger?.id ?? "correction" });
   };
+  // Stryker disable next-line EqualityOperator: one step past the end reads an undefined sentence, in which nothing is found
   for (let index = 0; index < sentences.length; index++) {
     const found = findTrigger(sentences[index], present.triggers);
     if (!found) {
-      if (present.corrections.length > 0) add("correction", correctionIn(sentences[index], present.corrections), undefined);
+      // Stryker disable next-line ConditionalExpression: a shortcut: without it every sentence is searched for a correction, with the same result
+      if (present.corrections) add("correction", correctionIn(sentences[index]), undefined);
       continue;
     }
     if (notMeant(sentences[index], found)) continue;
-    const { statements, last } = statementsAt(sentences, index, found, present.triggers);
+    const { statements, last } = statementsAt(sentences, index, innermost(sentences[index], found, present.triggers), present.triggers);
     for (const statement of statements) add("memory", finish(statement, RULES[found.trigger.lang]), found.trigger);
     index = last;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_FACTS_PER_MESSAGE, MAX_FACT_CHARS, extractFact, extractFacts, ownWords, tidyStatement } from "../../src/capture/statement.ts";
+import { MAX_FACTS_PER_MESSAGE, MAX_FACT_CHARS, echoesMessage, extractFact, extractFacts, ownWords, tidyStatement } from "../../src/capture/statement.ts";
 import { keepsSentenceGoing, sentencesOf } from "../../src/capture/sentences.ts";
 import { AFTER_RELATION, RELATION, VALUE, analyse, analyseWithSpans, changeOf, detectLanguage, flagOf, isRepeat, withNewValue } from "../../src/capture/relation.ts";
 import { capturedStatement, formatCapturedLine, parseCapturedLine, replaceLine } from "../../src/capture/fact-line.ts";
@@ -53,6 +53,32 @@ describe("extractFacts: what is asked", () => {
     expect(extractFact("记住明天开会")?.tag).toBe("#event");
     expect(extractFact("Remember that the party is on 2026-12-02")?.tag).toBe("#event");
     expect(extractFact("Remember that the cat is grey")?.tag).toBe("#knowledge");
+  });
+
+  it("a trigger right after another asks through the inner one; the outer one's tag stays", () => {
+    expect(statements("Important: remember that the cat is fed")).toEqual(["the cat is fed"]);
+    expect(extractFact("Decision: don't forget that we ship on Friday")).toMatchObject({ statement: "we ship on Friday", tag: "#decision" });
+    expect(statements("Note to self: the plan is to leave at 6")).toEqual(["the plan is to leave at 6"]);
+    // Two triggers in one sentence: the earlier one asks.
+    expect(statements("Remember that he said don't forget the keys")).toEqual(["he said don't forget the keys"]);
+    expect(statements("don't forget: keep in mind that the gate sticks")).toEqual(["the gate sticks"]);
+  });
+
+  it("after the list, the trigger's own sentence ends; a bare line after a colon-less trigger is not taken", () => {
+    expect(statements("Remember these:\n- the cat is fed\n- the dog is walked\nthanks a lot for that")).toEqual(["the cat is fed", "the dog is walked"]);
+    expect(statements("Re: note to self\nbuy milk")).toEqual([]);
+    expect(statements("Note to self:x\nbuy milk")).toEqual([]);
+    expect(statements("Note to self:")).toEqual([]);
+  });
+
+  it("a statement needs three characters and a letter or digit", () => {
+    expect(statements("remember that cat")).toEqual(["cat"]);
+    expect(statements("remember that ox")).toEqual([]);
+    expect(statements("remember that ( ) ( )")).toEqual([]);
+  });
+
+  it("a clause trigger is not taken for a moment recalled", () => {
+    expect(statements("We agreed day trips are fine")).toEqual(["We agreed day trips are fine"]);
   });
 
   it("at most MAX_FACTS_PER_MESSAGE facts, each once", () => {
@@ -127,16 +153,52 @@ describe("ownWords and tidyStatement", () => {
   it("cuts forwarded messages and quoted e-mails to the end, handed-over lines to the next blank line", () => {
     expect(ownWords("mine\n---------- Forwarded message ---------\ntheirs")).toBe("mine\n");
     expect(ownWords("mine\nOn Mon, Anna wrote:\ntheirs\n\nmine again")).toBe("mine\n\n\n\nmine again");
+    expect(ownWords("mine\nTom wrote:\ntheirs")).toBe("mine\n\n");
+    expect(statements("Remember that A is 1\nTom wrote:\nremember that B is 2")).toEqual(["A is 1"]);
     expect(ownWords("a\n[Forwarded from Jeff]\nb")).toBe("a\n");
     expect(ownWords("a\n转发的消息：\nb")).toBe("a\n");
     expect(ownWords("no handover here")).toBe("no handover here");
   });
 
+  it("code, quotes and comments give way to a space or a line break; curly apostrophes are straightened", () => {
+    expect(ownWords("a<!-- x -->b")).toBe("a b");
+    expect(ownWords("a<!-- never closed")).toBe("a ");
+    expect(ownWords("a\n```\ncode\n```\nb")).toBe("a\n\n\nb");
+    expect(ownWords("a`x`b")).toBe("a b");
+    expect(ownWords("> quoted\nmine")).toBe("\nmine");
+    expect(ownWords('a"q"b')).toBe("a b");
+    expect(ownWords("don\u2019t")).toBe("don't");
+    expect(statements("N\u2019oublie pas que le plombier vient mardi")).toEqual(["le plombier vient mardi"]);
+    expect(statements("note <!-- remember that x is 5")).toEqual([]);
+  });
+
   it("one line, no comment markers, no controls or separators, bounded", () => {
+    expect(tidyStatement(" # x")).toBe("x");
+    expect(tidyStatement("#x")).toBe("x");
+    expect(tidyStatement("12. item")).toBe("item");
+    expect(tidyStatement(",, item ;;")).toBe("item");
+    expect(tidyStatement("a<b")).toBe("a b");
+    const words = `${"word ".repeat(60)}end`;
+    expect(tidyStatement(words)).toBe(`${"word ".repeat(55).trimEnd()}…`);
+    expect(tidyStatement("x".repeat(MAX_FACT_CHARS))).toBe("x".repeat(MAX_FACT_CHARS));
+    const late = `${"a".repeat(168)} ${"b".repeat(200)}`;
+    expect(tidyStatement(late)).toBe(`${late.slice(0, MAX_FACT_CHARS - 1)}…`);
+    const early = `${"a".repeat(169)} ${"b".repeat(200)}`;
+    expect(tidyStatement(early)).toBe(`${"a".repeat(169)}…`);
     expect(tidyStatement("x\u0085y\u2028z\u2029w\u009fv <!-- a --> `b`")).toBe("x y z w v !-- a -- b");
     expect(tidyStatement("• - 1. item")).toBe("item");
     expect(tidyStatement(`${"word ".repeat(80)}end`).length).toBeLessThanOrEqual(MAX_FACT_CHARS);
     expect(tidyStatement("x".repeat(400))).toBe(`${"x".repeat(MAX_FACT_CHARS - 1)}…`);
+  });
+});
+
+describe("echoesMessage", () => {
+  it("compares words, without the metadata comment and the tag, and only memories of 12 characters or more", () => {
+    expect(echoesMessage("#knowledge my locker code is 4312", "so: my locker code is 4312")).toBe(true);
+    expect(echoesMessage("- my locker<!-- x -->code is 4312", "my locker code is 4312")).toBe(true);
+    expect(echoesMessage("locker 43129", "my locker 43129 here")).toBe(true);
+    expect(echoesMessage("abcde fghij", "abcde fghij")).toBe(false);
+    expect(echoesMessage("my locker code is 4312", "my locker code is 4313")).toBe(false);
   });
 });
 
