@@ -209,8 +209,9 @@ export class WorkspaceFacts {
   private async refreshFile(entry: FileEntry, now: Observed, realRoot: string): Promise<void> {
     const seen = entry.observed;
     if (seen && seen.ino === now.ino && seen.size === now.size && seen.mtimeMs === now.mtimeMs) return;
-    // Appended to since: the same file, grown, still holding what was read (checked on its tail).
-    const appended = entry.chars > 0 && now.size >= entry.bytes && (!seen || (seen.ino === now.ino && (now.size !== seen.size || now.mtimeMs === seen.mtimeMs)));
+    // Appended to since: the same file, another size (the same size with another time is an edit
+    // in place), still holding what was read (checked on its tail).
+    const appended = entry.chars > 0 && now.size >= entry.bytes && (!seen || (seen.ino === now.ino && now.size !== seen.size));
     if (appended) {
       const tailBytes = Buffer.byteLength(entry.tail);
       const start = entry.bytes - tailBytes;
@@ -235,7 +236,8 @@ export class WorkspaceFacts {
    * with `whole`) all of it.
    */
   syncText(file: string, day: string, text: string, whole = false): void {
-    drain(this.stepsToMatch(this.entry(file, day), text, whole));
+    // The same bound as a read from disk: captured lines past it are not compared.
+    drain(this.stepsToMatch(this.entry(file, day), text.slice(0, MAX_INDEXED_DAY_FILE_BYTES), whole));
   }
 
   private stepsToMatch(entry: FileEntry, text: string, whole: boolean): Generator<void> {
@@ -259,7 +261,7 @@ export class WorkspaceFacts {
       entry.bytes += Buffer.byteLength(newLine) - Buffer.byteLength(oldLine);
       entry.tail = text.slice(Math.max(0, end - TAIL_CHARS), end);
     } else {
-      await drainSliced(this.stepsToMatch(entry, text, true));
+      await drainSliced(this.stepsToMatch(entry, text.slice(0, MAX_INDEXED_DAY_FILE_BYTES), true));
     }
     const stat = await fs.stat(file).catch(() => undefined);
     entry.observed = stat && stat.size === Buffer.byteLength(text) ? { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
