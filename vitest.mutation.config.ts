@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-// Unit tests that exercise the privacy files `npm run mutation` mutates (stryker.config.mjs).
+// Unit tests that exercise the files `npm run mutation` mutates (stryker.config.mjs): the privacy files and the capture.
 // Only these run per mutant, so a full mutation run fits a busy 2-core machine. No e2e, no
 // lock-concurrency (multi-process, long), no fuzz (slow; its keys are covered by named cases).
 const MUTATION_TEST_FILES = [
@@ -19,6 +19,11 @@ const MUTATION_TEST_FILES = [
   "test/unit/mutation-kills.test.ts",
   "test/unit/mutation-kills-append.test.ts",
   "test/unit/bootstrap-apply.test.ts",
+  "test/unit/capture-statement.test.ts",
+  "test/unit/capture-language.test.ts",
+  "test/unit/capture-index.test.ts",
+  "test/unit/capture-corrections.test.ts",
+  "test/unit/hygiene-capture.test.ts",
 ];
 
 export default defineConfig({

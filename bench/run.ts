@@ -1,7 +1,7 @@
 // One command for every benchmark: LoCoMo retrieval quality, latency at scale, per-turn overhead.
 //   npm run bench            full run (prints Markdown tables, writes bench/results/*.json)
 //   npm run bench:smoke      quick run for CI; exits non-zero when a benchmark is broken
-// Options: --only locomo,scale,hooks,cache   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
+// Options: --only locomo,scale,hooks,cache,capture   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
 //          --cache-versions 2026.3.13,2026.9.6   --cache-arms hooks-off,aci-only,hook-path,plugin-prepend,plugin-path,persisted-prepend
 //          --cache-api anthropic-messages (the mock speaks Anthropic's API to every arm)
 //          --legacy-index / --no-legacy-index: also run the MiniSearch index the bundle replaced, side by
@@ -15,6 +15,7 @@ import { markdownTable } from "./lib/table.ts";
 import { machineInfo, machineLine } from "./lib/machine.ts";
 import { REPO_ROOT, resultsDir } from "./lib/paths.ts";
 import { runCache } from "./cache/run.ts";
+import { SMOKE_OPTIONS, runCaptureBench } from "./capture/run.ts";
 import type { ModelApi } from "../test/e2e/gateway.ts";
 import { runHooks } from "./hooks/run.ts";
 import { runLocomo } from "./locomo/run.ts";
@@ -23,7 +24,7 @@ import { runSharedWords } from "./scale/shared-words.ts";
 import { sanityProblems } from "./sanity.ts";
 import { writeBenchmarksDoc } from "./docs.ts";
 
-const SECTIONS = ["locomo", "scale", "hooks", "cache"] as const;
+const SECTIONS = ["locomo", "scale", "hooks", "cache", "capture"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -120,6 +121,14 @@ async function main(): Promise<number> {
     markdown.push(cache.markdown, "");
     results.cache = cache.results;
     sectionSeconds.cache = (Date.now() - t) / 1000;
+  }
+
+  if (only.has("capture")) {
+    const t = Date.now();
+    const capture = await runCaptureBench({ ...(smoke ? SMOKE_OPTIONS : {}), log });
+    markdown.push(capture.markdown, "");
+    results.capture = capture.results;
+    sectionSeconds.capture = (Date.now() - t) / 1000;
   }
 
   const totalSeconds = (Date.now() - started) / 1000;

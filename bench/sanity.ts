@@ -31,6 +31,11 @@ export function sanityProblems(results: Record<string, unknown>): string[] {
   }
   const cache = results.cache as { problems: string[] } | undefined;
   if (cache) problems.push(...cache.problems);
+  const capture = results.capture as { tuning?: { precision: number; recall: number }; cost?: { facts: number; p95Ms: number }[] } | undefined;
+  if (capture?.tuning && !(capture.tuning.precision > 0.5 && capture.tuning.recall > 0.5)) {
+    problems.push(`capture: precision ${capture.tuning.precision.toFixed(2)} / recall ${capture.tuning.recall.toFixed(2)} on the tuning set (a working capture is far above both)`);
+  }
+  for (const row of capture?.cost ?? []) if (!Number.isFinite(row.p95Ms)) problems.push(`capture cost ${row.facts} facts: no timings`);
   return problems;
 }
 

@@ -56,7 +56,6 @@ export async function measureTriage(options: { iterations?: number } = {}): Prom
   const flagged2k = chatMessage(2048, " you forgot that I already told you ");
   const hostile = hostileMessage();
   const remember2k = chatMessage(2048, ". Remember that my locker code is 4312. ");
-  const rememberMatches = scanMessage(remember2k).matches;
   const results: TriageTiming[] = [
     summarise("scan, built-in patterns", "2 kB chat, no trigger", time(n, () => scanMessage(plain2k))),
     summarise("scan, built-in patterns", "2 kB chat, recall trigger", time(n, () => scanMessage(flagged2k))),
@@ -64,7 +63,7 @@ export async function measureTriage(options: { iterations?: number } = {}): Prom
     summarise("scan, built-in patterns", "100 kB hostile", time(big, () => scanMessage(hostile))),
     summarise(`scan, built-in + ${custom.length} custom (RE2)`, "100 kB hostile", time(big, () => scanMessage(hostile, custom, { customBudgetMs: 1_000 }))),
     summarise(`scan, built-in + ${custom.length} custom, 10 ms budget`, "100 kB hostile", time(big, () => scanMessage(hostile, custom))),
-    summarise("extractFact (capture statement)", "2 kB chat, memory trigger", time(n, () => extractFact(remember2k, rememberMatches))),
+    summarise("extractFact (capture statement)", "2 kB chat, memory trigger", time(n, () => extractFact(remember2k))),
   ];
 
   // The whole entry point, including the two locked appends a flagged message causes.

@@ -30,7 +30,7 @@ export type BurstRow = {
 };
 
 /** A logger that counts the service's per-turn outcome lines by reason. */
-function reasonCounter(): { log: () => Log; reasons: Map<string, number> } {
+export function reasonCounter(): { log: () => Log; reasons: Map<string, number> } {
   const reasons = new Map<string, number>();
   const note = (obj: object, msg: string) => {
     if (!msg.startsWith("memory context for this turn")) return;

@@ -4,106 +4,65 @@ import { appendFileLocked, updateFileLocked } from "../fs/locked-writes.ts";
 import { getLogger } from "../core/log.ts";
 import type { LockOptions } from "../fs/lock.ts";
 import { readRegularFile } from "../fs/safe-read.ts";
-import { formatMemoryMetadata, parseMemoryMetadata, recordMention } from "../memory/confidence.ts";
+import { recordMention } from "../memory/confidence.ts";
 import type { MemoryMetadata } from "../memory/confidence.ts";
 import type { HygieneConfig } from "../memory/config-md.ts";
-import { contentTerms, echoesMessage, isRepeat, valueChange, withNewValue } from "./statement.ts";
-import type { ExtractedFact, FactTag } from "./statement.ts";
+import { MEMORY_DIR, factIndexFor } from "./fact-index.ts";
+import type { IndexedFact, WorkspaceFacts } from "./fact-index.ts";
+import { SUPERSEDED, capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine, replaceLine } from "./fact-line.ts";
+import type { CapturedFact } from "./fact-line.ts";
+import { analyse, withNewValue } from "./relation.ts";
+import type { Shape } from "./relation.ts";
+import { echoesMessage } from "./statement.ts";
+import type { ExtractedFact } from "./statement.ts";
+
+export { MAX_DEDUPE_FILES, MEMORY_DIR } from "./fact-index.ts";
+export { SUPERSEDED, capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine } from "./fact-line.ts";
+export type { CapturedFact } from "./fact-line.ts";
 
 // Explicit capture (persistent memory spec §5.1 Core tier, flat files, no LLM): a fact the operator
-// asked to keep becomes one line of today's `memory/YYYY-MM-DD.md`:
+// asked to keep becomes one line of today's `memory/YYYY-MM-DD.md` (fact-line.ts):
 //
 //   - my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator mentions: 1 last: 2026-11-25 captured: 2026-11-25T03:12:09.120Z -->
 //
 // One list item is one chunk for the memory index and one entry for the recent-memory slot; the
 // comment is invisible to the model (rendering drops it) and deleting the line undoes the capture.
 // Before writing (§5.1 rule 2): a repeat raises the existing line's mention count (+0.05); a new
-// value for the same key (rule 5, corrections win) marks the older line `status: superseded`, which
-// retrieval leaves out, and adds the new value. Every change takes the file's §4.1 lock; locks are
-// taken one after another, never nested. A new line is an O_APPEND write (never a rewrite), since
-// OpenClaw's agent appends to the same day file without our lock; only the two in-place edits
-// rewrite it (docs/memory-hygiene.md, "Which writes append").
+// value for the same thing (rule 5, corrections win; relation.ts says what counts) marks the older
+// line `status: superseded`, which retrieval leaves out, and adds the new value. Every change takes
+// the file's §4.1 lock; locks are taken one after another, never nested. A new line is an O_APPEND
+// write (never a rewrite), since OpenClaw's agent appends to the same day file without our lock;
+// only the two in-place edits rewrite it (docs/memory-hygiene.md, "Which writes append").
+//
+// What was captured before comes from the workspace's fact index (fact-index.ts): read once, then
+// only what was appended, so a capture does not reread 30 day files. Every decision is still made
+// again under the lock, from the file's text at that moment.
 
-export const MEMORY_DIR = "memory";
-/** Older day files searched for a repeat or an outdated value (newest first). */
-export const MAX_DEDUPE_FILES = 30;
+/** Bytes of today's file `capturedToday` reads (the operator's status). */
 export const MAX_DAY_FILE_BYTES = 256 * 1024;
-export const SUPERSEDED = "superseded";
-const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.md$/;
 const log = () => getLogger("openclaw-context.hygiene");
-const CAPTURED_LINE = /^- (.+?) (#event|#knowledge|#skill|#decision) (<!--[^>]*\bcaptured:[ \t]*(\S+)[^>]*-->)[ \t]*$/;
-
-export type CapturedFact = {
-  /** The whole line as in the file (used to find it again under the lock). */
-  line: string;
-  statement: string;
-  tag: FactTag;
-  meta: MemoryMetadata;
-  capturedAt: string;
-  superseded: boolean;
-};
 
 export function dayFileFor(workspaceDir: string, now: Date): string {
   return path.join(workspaceDir, MEMORY_DIR, `${now.toISOString().slice(0, 10)}.md`);
 }
 
-/** A captured fact line, or undefined for any other line. */
-export function parseCapturedLine(line: string): CapturedFact | undefined {
-  const match = CAPTURED_LINE.exec(line);
-  if (!match) return undefined;
-  const meta = parseMemoryMetadata(match[3]) ?? {};
-  return { line, statement: match[1], tag: match[2] as FactTag, meta, capturedAt: match[4], superseded: meta.status === SUPERSEDED };
+type Relation = { fact: IndexedFact; how: "repeat" } | { fact: IndexedFact; how: "change"; replacement: string };
+
+/**
+ * How a new fact relates to the captured facts (the index's newest first), in `onlyFile` or
+ * anywhere: a repeat, or a change whose new line is the older statement with the new value put in
+ * (a correction) or the new statement as said (a restatement).
+ */
+function relationOf(index: WorkspaceFacts, fact: ExtractedFact, shape: Shape, onlyFile?: string): Relation | undefined {
+  const related = index.relate(shape, fact.kind === "correction", onlyFile);
+  if (!related || related.how === "repeat") return related;
+  const replacement = fact.kind === "correction" ? withNewValue(related.fact.statement, fact.statement, related.change) : fact.statement;
+  return { fact: related.fact, how: "change", replacement };
 }
 
-export function formatCapturedLine(statement: string, tag: FactTag, meta: MemoryMetadata, capturedAt: string): string {
-  return `- ${statement} ${tag} ${formatMemoryMetadata(meta).replace(/ -->$/, ` captured: ${capturedAt} -->`)}`;
-}
-
-/** Captured facts of a day file, newest (lowest in the file) first. */
-export function capturedFacts(markdown: string): CapturedFact[] {
-  const facts: CapturedFact[] = [];
-  for (const line of markdown.split(/\r?\n/)) {
-    const fact = parseCapturedLine(line);
-    if (fact) facts.push(fact);
-  }
-  return facts.reverse();
-}
-
-/** Is this memory entry a captured fact that a newer value replaced? Retrieval leaves it out. */
-export function isSupersededEntry(text: string): boolean {
-  return /<!--[^>]*\bstatus:[ \t]*superseded\b[^>]*-->/i.test(text);
-}
-
-type Relation = { fact: CapturedFact; how: "repeat" } | { fact: CapturedFact; how: "change"; replacement: string };
-
-function jaccard(a: string, b: string): number {
-  const x = new Set(contentTerms(a));
-  const y = new Set(contentTerms(b));
-  if (x.size === 0 || y.size === 0) return 0;
-  let shared = 0;
-  for (const term of x) if (y.has(term)) shared++;
-  return shared / (x.size + y.size - shared);
-}
-
-/** How a new fact relates to the current captured facts (newest first), or undefined. */
-export function relate(fact: ExtractedFact, facts: readonly CapturedFact[]): Relation | undefined {
-  const current = facts.filter((f) => !f.superseded);
-  const repeat = current.find((f) => isRepeat(f.statement, fact.statement));
-  if (repeat) return { fact: repeat, how: "repeat" };
-  for (const older of current) {
-    const change = valueChange(older.statement, fact.statement);
-    if (change) {
-      // A correction names only the new value ("it's slip 22 now"): the older line with the value put in.
-      const replacement = fact.kind === "correction" ? (withNewValue(older.statement, change) ?? fact.statement) : fact.statement;
-      return { fact: older, how: "change", replacement };
-    }
-  }
-  if (fact.kind === "correction") {
-    // "Actually, I prefer tea in the morning" vs "I prefer coffee in the morning": most words shared.
-    const similar = current.find((f) => jaccard(f.statement, fact.statement) >= 0.5);
-    if (similar) return { fact: similar, how: "change", replacement: fact.statement };
-  }
-  return undefined;
+/** Is `line` one whole line of `text`? */
+function hasLine(text: string, line: string): boolean {
+  return replaceLine(text, line, "") !== null;
 }
 
 export type CaptureAction = "added" | "mentioned" | "superseded" | "ignored";
@@ -134,36 +93,16 @@ function newMeta(fact: ExtractedFact, now: Date): MemoryMetadata {
   return fact.kind === "correction" ? { confidence: 1, source: "correction", mentions: 1, last: now } : { confidence: 0.95, source: "operator", mentions: 1, last: now };
 }
 
-function replaceLine(markdown: string, line: string, next: string): string | null {
-  const lines = markdown.split("\n");
-  const index = lines.findIndex((l) => l.replace(/\r$/, "") === line);
-  if (index === -1) return null;
-  lines[index] = next;
-  return lines.join("\n");
+/** The line of an indexed fact with its mention count raised. */
+function mentioned(fact: IndexedFact, now: Date, config: HygieneConfig): string {
+  const line = parseCapturedLine(fact.line) as CapturedFact;
+  return formatCapturedLine(line.statement, line.tag, recordMention(line.meta, now, config), line.capturedAt);
 }
 
-function mentioned(fact: CapturedFact, now: Date, config: HygieneConfig): string {
-  return formatCapturedLine(fact.statement, fact.tag, recordMention(fact.meta, now, config), fact.capturedAt);
-}
-
-function superseded(fact: CapturedFact): string {
-  return formatCapturedLine(fact.statement, fact.tag, { ...fact.meta, status: SUPERSEDED }, fact.capturedAt);
-}
-
-async function readDayFile(file: string, workspaceDir: string): Promise<string> {
-  const read = await readRegularFile(file, { maxBytes: MAX_DAY_FILE_BYTES, root: workspaceDir, truncate: true });
-  return read.ok ? read.bytes.toString("utf8") : "";
-}
-
-/** Day files before today, newest first, at most MAX_DEDUPE_FILES. */
-async function olderDayFiles(workspaceDir: string, today: string): Promise<string[]> {
-  const names = await fs.readdir(path.join(workspaceDir, MEMORY_DIR)).catch(() => [] as string[]);
-  return names
-    .filter((name) => DAY_FILE.test(name) && name < `${today}.md`)
-    .sort()
-    .reverse()
-    .slice(0, MAX_DEDUPE_FILES)
-    .map((name) => path.join(workspaceDir, MEMORY_DIR, name));
+/** The line of an indexed fact marked superseded. */
+function superseded(fact: IndexedFact): string {
+  const line = parseCapturedLine(fact.line) as CapturedFact;
+  return formatCapturedLine(line.statement, line.tag, { ...line.meta, status: SUPERSEDED }, line.capturedAt);
 }
 
 /**
@@ -172,9 +111,9 @@ async function olderDayFiles(workspaceDir: string, today: string): Promise<strin
  * there already), a mention for a repeat, or nothing.
  */
 type Decision =
-  | { kind: "append"; line: string; supersede?: CapturedFact; replacement?: string }
-  | { kind: "mark"; supersede: CapturedFact; line: string }
-  | { kind: "mention"; fact: CapturedFact }
+  | { kind: "append"; line: string; supersede?: IndexedFact; replacement?: string }
+  | { kind: "mark"; supersede: IndexedFact; line: string }
+  | { kind: "mention"; fact: IndexedFact }
   | { kind: "ignore" };
 
 /** Rounds of decide → mention before a repeat whose line keeps vanishing is left as it is. */
@@ -194,19 +133,45 @@ function errorText(error: unknown): string {
  * or a crash in between leaves both values, never neither. When an edit fails after its retries,
  * the failure is logged with the file and the fact is kept: a repeat is already there, a new value
  * is added all the same (`warning` says what was not marked).
+ * Captures of one workspace run one at a time (the index's queue).
  * Throws only when the new line itself cannot be written (the caller reports it; the turn never
  * waits for this).
  */
-export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> {
+export function captureFact(input: CaptureInput): Promise<CaptureOutcome> {
+  const index = factIndexFor(input.workspaceDir);
+  return index.exclusive(() => captureWith(index, input));
+}
+
+async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<CaptureOutcome> {
   const { workspaceDir, fact, now, config } = input;
   const todayFile = dayFileFor(workspaceDir, now);
+  const today = path.basename(todayFile, ".md");
   const lock = { ...input.lock, containWithin: workspaceDir };
   await fs.mkdir(path.dirname(todayFile), { recursive: true });
+  await index.refresh(today);
 
-  /** An in-place edit; a failure is logged with the file and returned, never thrown. */
-  const editInPlace = async (file: string, transform: (text: string) => string | null): Promise<{ written: boolean; error?: string }> => {
+  /**
+   * Replace the whole line `line(text)` of `file` in place, under its lock, with `next(text)`;
+   * both see the file's text after the index was brought up to it (null: nothing to replace). A
+   * failure is logged with the file and returned, never thrown.
+   */
+  const editInPlace = async (file: string, day: string, edit: (text: string) => { line: string; next: string } | null): Promise<{ written: boolean; error?: string }> => {
+    let done: { text: string; line: string; next: string } | null = null;
     try {
-      return { written: (await updateFileLocked(file, transform, lock)).written };
+      const result = await updateFileLocked(
+        file,
+        (text) => {
+          index.syncText(file, day, text);
+          const change = edit(text);
+          const replaced = change && replaceLine(text, change.line, change.next);
+          done = replaced === null || change === null ? null : { text: replaced, ...change };
+          return done?.text ?? null;
+        },
+        lock,
+      );
+      const rewrite = done as { text: string; line: string; next: string } | null;
+      if (result.written && rewrite) await index.rewritten(file, day, rewrite.text, rewrite.line, rewrite.next);
+      return { written: result.written };
     } catch (error) {
       log().warn({ file, error: errorText(error) }, `capture: could not update ${file} in place`);
       return { written: false, error: errorText(error) };
@@ -215,47 +180,55 @@ export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> 
   const notMentioned = (file: string, error: string): CaptureOutcome => ({ action: "ignored", file, reason: `already captured; mention count not updated (${error})` });
 
   // An older day's fact said again or given a new value: update it there (its own lock).
+  const shape = analyse(fact.statement);
   let statement = fact.statement;
   /** The statement replaces an older value (marked or not): a correction is written even so. */
   let replacing = false;
   let supersededInfo: Pick<CaptureOutcome, "supersededIn" | "supersededStatement"> = {};
   let warning: string | undefined;
-  const todayHas = relate(fact, capturedFacts(await readDayFile(todayFile, workspaceDir)));
-  if (!todayHas) {
-    for (const file of await olderDayFiles(workspaceDir, path.basename(todayFile, ".md"))) {
-      const relation = relate(fact, capturedFacts(await readDayFile(file, workspaceDir)));
-      if (!relation) continue;
-      const next = relation.how === "repeat" ? mentioned(relation.fact, now, config) : superseded(relation.fact);
-      const edit = await editInPlace(file, (text) => replaceLine(text, relation.fact.line, next));
-      if (edit.error !== undefined) {
-        if (relation.how === "repeat") return notMentioned(file, edit.error);
-        // The new value still goes in: a fact is never dropped because the older line could not be marked.
-        warning = `older value in ${file} not marked superseded (${edit.error})`;
-        statement = relation.replacement;
-        replacing = true;
-        break;
-      }
-      if (!edit.written) break; // edited meanwhile (or deleted by the operator): treat as new
-      if (relation.how === "repeat") return { action: "mentioned", line: next, file };
+  const relation = relationOf(index, fact, shape);
+  if (relation && relation.fact.file !== todayFile) {
+    const older = relation.fact;
+    const next = relation.how === "repeat" ? mentioned(older, now, config) : superseded(older);
+    const edit = await editInPlace(older.file, older.day, () => ({ line: older.line, next }));
+    if (edit.error !== undefined) {
+      if (relation.how === "repeat") return notMentioned(older.file, edit.error);
+      // The new value still goes in: a fact is never dropped because the older line could not be marked.
+      warning = `older value in ${older.file} not marked superseded (${edit.error})`;
       statement = relation.replacement;
       replacing = true;
-      supersededInfo = { supersededIn: file, supersededStatement: relation.fact.statement };
-      break;
+    } else if (edit.written) {
+      if (relation.how === "repeat") return { action: "mentioned", line: next, file: older.file };
+      statement = relation.replacement;
+      replacing = true;
+      supersededInfo = { supersededIn: older.file, supersededStatement: older.statement };
     }
+    // Not written: the line was edited meanwhile (or deleted by the operator); treat the fact as new.
   }
 
   const capturedAt = now.toISOString();
   const current: ExtractedFact = { ...fact, statement };
+  const currentShape = statement === fact.statement ? shape : analyse(statement);
   const lineFor = (text: string) => formatCapturedLine(text, fact.tag, newMeta(current, now), capturedAt);
+  /** How the fact relates to today's file as `text` holds it (the index synced to it, the line checked). */
+  const relationInToday = (text: string): Relation | undefined => {
+    index.syncText(todayFile, today, text);
+    let found = relationOf(index, current, currentShape, todayFile);
+    if (found && !hasLine(text, found.fact.line)) {
+      // Changed in place without moving its end: read the file whole and decide again.
+      index.syncText(todayFile, today, text, true);
+      found = relationOf(index, current, currentShape, todayFile);
+    }
+    return found;
+  };
   const decide = (text: string): Decision => {
-    const facts = capturedFacts(text);
-    const relation = relate(current, facts);
-    if (relation?.how === "repeat") return { kind: "mention", fact: relation.fact };
-    if (relation?.how === "change") {
+    const found = relationInToday(text);
+    if (found?.how === "repeat") return { kind: "mention", fact: found.fact };
+    if (found?.how === "change") {
       // Another capture of the same correction may have added the new value already.
-      const there = facts.find((f) => !f.superseded && f !== relation.fact && isRepeat(f.statement, relation.replacement));
-      if (there) return { kind: "mark", supersede: relation.fact, line: there.line };
-      return { kind: "append", line: lineFor(relation.replacement), supersede: relation.fact, replacement: relation.replacement };
+      const there = index.relate(analyse(found.replacement), false, todayFile);
+      if (there?.how === "repeat" && there.fact !== found.fact) return { kind: "mark", supersede: found.fact, line: there.fact.line };
+      return { kind: "append", line: lineFor(found.replacement), supersede: found.fact, replacement: found.replacement };
     }
     // A correction of nothing we captured: CORRECTIONS.md has it (triage); no fact line.
     if (fact.kind === "correction" && !replacing) return { kind: "ignore" };
@@ -277,11 +250,11 @@ export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> 
     if (decided.kind === "mention") {
       // Raise the count of the repeated line as it is now (another capture may have raised it meanwhile).
       let next = "";
-      const edit = await editInPlace(todayFile, (text) => {
-        const again = relate(current, capturedFacts(text));
+      const edit = await editInPlace(todayFile, today, (text) => {
+        const again = relationInToday(text);
         if (again?.how !== "repeat") return null;
         next = mentioned(again.fact, now, config);
-        return replaceLine(text, again.fact.line, next);
+        return { line: again.fact.line, next };
       });
       if (edit.error !== undefined) return notMentioned(todayFile, edit.error);
       if (edit.written) return { action: "mentioned", line: next, file: todayFile };
@@ -297,7 +270,7 @@ export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> 
     }
     // A new value of a line in today's file: the new line is in; now mark the older one.
     const older = decided.supersede;
-    const edit = await editInPlace(todayFile, (text) => replaceLine(text, older.line, superseded(older)));
+    const edit = await editInPlace(todayFile, today, () => ({ line: older.line, next: superseded(older) }));
     if (edit.error !== undefined) warning = `older value in ${todayFile} not marked superseded (${edit.error})`;
     const warned = warning ? { warning } : {};
     if (edit.written) return { action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: older.statement, ...warned };
@@ -305,6 +278,11 @@ export async function captureFact(input: CaptureInput): Promise<CaptureOutcome> 
     if (decided.kind === "mark") return { action: "ignored", file: todayFile, reason: "new value already captured", ...warned };
     return { action: "added", line, file: todayFile, ...warned };
   }
+}
+
+async function readDayFile(file: string, workspaceDir: string): Promise<string> {
+  const read = await readRegularFile(file, { maxBytes: MAX_DAY_FILE_BYTES, root: workspaceDir, truncate: true });
+  return read.ok ? read.bytes.toString("utf8") : "";
 }
 
 export type CapturedToday = { file: string; facts: CapturedFact[] };

@@ -51,6 +51,8 @@ export type CorrectionEntry = {
   reEmbedded: boolean;
   cooldownExpires?: Date;
   status: string;
+  /** What the Recall Validator (or the operator) wrote as the right information, if anything. */
+  correctInformation?: string;
   /** The whole entry as written, heading included. */
   text: string;
 };
@@ -59,18 +61,30 @@ export function correctionId(dedupeKey: string): string {
   return `c-${contentHash(dedupeKey).slice(0, 12)}`;
 }
 
+/**
+ * Every character some reader of CORRECTIONS.md takes for the end of a line: the four line
+ * terminators of JavaScript's regular expressions (\n, \r, U+2028, U+2029: a `^` with the m flag
+ * starts a line after each), and what Unicode line breaking and Python's `splitlines` (the Recall
+ * Validator agent, an editor) add: \v, \f, U+001C–U+001E and NEL (U+0085). \r\n counts once.
+ */
+export const LINE_BREAK = /\r\n|[\n\r\v\f\u001c-\u001e\u0085\u2028\u2029]/;
+const LINE_BREAKS = new RegExp(LINE_BREAK.source, "g");
+
 /** One line, no Markdown structure, at most `max` characters. */
 function singleLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = text.replace(LINE_BREAKS, " ").replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** The excerpt as a blockquote: it can never start a heading or a field line of its own. */
+/**
+ * The excerpt as a blockquote: it can never start a heading or a field line of its own. Every line
+ * break any reader knows (LINE_BREAK) starts a new quoted line, so a U+2028 in a message cannot end
+ * the quote for a reader whose lines end there too.
+ */
 export function quoteExcerpt(text: string, max = MAX_EXCERPT_CHARS): string {
   const clipped = text.length > max ? `${text.slice(0, max - 1)}…` : text;
   return clipped
-    .replace(/\r\n?/g, "\n")
-    .split("\n")
+    .split(LINE_BREAK)
     .map((line) => `> ${line}`.trimEnd())
     .join("\n");
 }
@@ -121,11 +135,20 @@ export async function appendCorrection(workspaceDir: string, correction: NewCorr
   return { id, file, result };
 }
 
-function field(block: string, key: string): string | undefined {
+/** The lines of an entry: only \n (or \r\n) ends one, as this module writes them. */
+function linesOf(text: string): string[] {
+  return text.split("\n").map((line) => line.replace(/\r$/, ""));
+}
+
+function field(lines: readonly string[], key: string): string | undefined {
   // Accepts "- key: value", "key: value" and "**Key:** value"; key spelling tolerant of "Re-embedded".
-  const pattern = new RegExp(`^[ \\t]*(?:[-*][ \\t]+)?\\**${key.replace(/_/g, "[_ -]")}\\**[ \\t]*:\\**[ \\t]*(.*)$`, "im");
-  const value = pattern.exec(block)?.[1]?.trim();
-  return value === undefined || value === "" ? undefined : value.replace(/^"(.*)"$/, "$1");
+  // Matched line by line without the m flag: a U+2028 inside a quoted line never starts a field.
+  const pattern = new RegExp(`^[ \\t]*(?:[-*][ \\t]+)?\\**${key.replace(/_/g, "[_ -]")}\\**[ \\t]*:\\**[ \\t]*(.*)$`, "i");
+  for (const line of lines) {
+    const value = pattern.exec(line)?.[1]?.trim();
+    if (value !== undefined) return value === "" ? undefined : value.replace(/^"(.*)"$/, "$1");
+  }
+  return undefined;
 }
 
 function parseDate(value: string | undefined): Date | undefined {
@@ -134,22 +157,31 @@ function parseDate(value: string | undefined): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** Split CORRECTIONS.md into entries (one per `## ` heading). Text before the first heading is skipped. */
+/**
+ * Split CORRECTIONS.md into entries (one per `## ` heading). Text before the first heading is
+ * skipped. Only \n ends a line here, as every writer of the file ends them: a U+2028 or NEL inside
+ * an older, unquoted excerpt neither starts an entry nor a field.
+ */
 export function parseCorrections(markdown: string): CorrectionEntry[] {
-  const blocks = markdown.split(/^(?=##[ \t])/m).filter((block) => /^##[ \t]/.test(block));
+  const blocks: string[][] = [];
+  for (const line of markdown.split("\n")) {
+    if (/^##[ \t]/.test(line)) blocks.push([line]);
+    else blocks.at(-1)?.push(line);
+  }
   return blocks.map((block, index) => {
-    const heading = block.split("\n", 1)[0];
-    const id = /\bc-[0-9a-f]{6,}\b/.exec(heading)?.[0] ?? `entry-${index + 1}`;
+    const id = /\bc-[0-9a-f]{6,}\b/.exec(block[0])?.[0] ?? `entry-${index + 1}`;
+    const lines = linesOf(block.join("\n"));
     return {
       id,
-      loggedAt: parseDate(field(block, "logged_at") ?? field(block, "timestamp")),
-      triggerPhrase: field(block, "trigger_phrase"),
-      triggerConfidence: field(block, "trigger_confidence"),
-      verified: /^true$/i.test(field(block, "verified") ?? ""),
-      reEmbedded: /^true$/i.test(field(block, "re_embedded") ?? ""),
-      cooldownExpires: parseDate(field(block, "cooldown_expires")),
-      status: (field(block, "status") ?? "active").toLowerCase(),
-      text: block.trimEnd(),
+      loggedAt: parseDate(field(lines, "logged_at") ?? field(lines, "timestamp")),
+      triggerPhrase: field(lines, "trigger_phrase"),
+      triggerConfidence: field(lines, "trigger_confidence"),
+      verified: /^true$/i.test(field(lines, "verified") ?? ""),
+      reEmbedded: /^true$/i.test(field(lines, "re_embedded") ?? ""),
+      cooldownExpires: parseDate(field(lines, "cooldown_expires")),
+      status: (field(lines, "status") ?? "active").toLowerCase(),
+      correctInformation: field(lines, "correct_information"),
+      text: block.join("\n").trimEnd(),
     };
   });
 }

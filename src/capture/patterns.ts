@@ -47,6 +47,11 @@ export const BUILTIN_PATTERNS: readonly TriagePattern[] = [
   builtin("the-plan-is", MEMORY, undefined, /\bthe plan is/i),
   builtin("note-to-self", MEMORY, undefined, /\bnote to self/i),
   builtin("zh-remember", MEMORY, undefined, /记住|(别|不要)忘(了|记)|重要[:：]|决定[:：]|我们(说好|约好|商量好|定好)了?|计划是/),
+  // Ours: English phrases the spec's list lacks, and Spanish, German and French (what capture reads, language.ts).
+  builtin("keep-in-mind", MEMORY, undefined, /\b(?:keep|bear) in mind\b|\b(?:make|take) a note\b|\bfor future reference\b|\bnever forget\b/i),
+  builtin("es-remember", MEMORY, undefined, /\b(?:recuerda|recuerde|acuérdate|acuerdate)\b|\bno (?:te )?olvides\b|\bten(?:ga)? en cuenta\b|\bnota para m[ií]|\bimportante ?:|\bdecisión ?:/i),
+  builtin("de-remember", MEMORY, undefined, /\bmerke? dir\b|\bmerken sie sich\b|\bdenke? (?:daran|dran)\b|\bvergiss(?: bitte)? nicht\b|\bnicht vergessen\b|\bnotiz an mich\b|\bwichtig ?:|\bentscheidung ?:|\bwir haben (?:vereinbart|abgemacht)\b/i),
+  builtin("fr-remember", MEMORY, undefined, /\b(?:souviens|rappelle)-toi\b|\bretiens\b|\bn'oublie pas\b|\bnote pour moi\b|\bgarde en tête\b|\bimportant :|\bdécision ?:|\bon a convenu\b/i),
   // Explicit recall failures → Recall Validator, trigger_confidence: high
   builtin("already-told-you", RECALL, "high", /\bi (already|just) told you/i),
   builtin("we-discussed", RECALL, "high", /\bwe (talked|discussed|went over) (about |this)/i),

@@ -13,9 +13,8 @@ import { factToWrite } from "./capture-guard.ts";
 import { forgetOnRequest } from "./forget.ts";
 import type { ForgetOutcome } from "./forget.ts";
 import { redactSecrets } from "../memory/secrets.ts";
-import { extractFact } from "./statement.ts";
+import { extractFacts } from "./statement.ts";
 import { compileCustomPatterns, scanMessage } from "./patterns.ts";
-import { TRIAGE_DIR } from "./workspace-files.ts";
 import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidence } from "./patterns.ts";
 
 // Heartbeat triage for `message:received` (persistent memory spec §7): regex scan, then
@@ -27,7 +26,7 @@ import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidenc
 //    captured fact, → one fact line in `memory/YYYY-MM-DD.md` (capture.ts; CONFIG.md memory_capture).
 // Every write takes the file's §4.1 lock. No network, no LLM, never throws.
 
-export { TRIAGE_DIR };
+export const TRIAGE_DIR = path.join("memory", ".triage");
 export const TRIAGE_AGENT_NAME = "heartbeat-triage";
 export const CAPTURE_AGENT_NAME = "memory-capture";
 const EXCERPT_CHARS = 500;
@@ -55,10 +54,12 @@ export type TriageOutcome = {
   /** Queue file written (absolute), when flagged and the write succeeded. */
   queueFile?: string;
   correction?: { id: string; file: string; confidence: TriggerConfidence; written: boolean };
-  /** The explicit capture, when one was attempted. */
+  /** The explicit capture of the message's first fact, when one was attempted. */
   capture?: CaptureOutcome;
   /** The owner's "forget that …" (forget.ts), when the message was one: nothing else is done with it. */
   forget?: ForgetOutcome;
+  /** Every fact's capture, in the message's order (most messages have one: then it is `capture`). */
+  captures?: CaptureOutcome[];
   /** CONFIG.md custom patterns that were skipped, and why. */
   patternProblems: string[];
   scannedChars: number;
@@ -131,6 +132,9 @@ export function correctionTrigger(matches: readonly TriageMatch[]): TriageMatch 
 export async function triageInboundMessage(input: TriageInput): Promise<TriageOutcome> {
   const outcome: TriageOutcome = { flagged: false, matches: [], patternProblems: [], scannedChars: 0, truncated: false, customSkipped: 0, errors: [] };
   try {
+    // Each message's scan is a task of its own: a burst of messages arriving together must not
+    // run all its scans in one go while a turn's timers wait.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const text = messageText(input.content);
     if (!text.trim()) return outcome;
     const config = input.config ?? HYGIENE_CONFIG_DEFAULTS;
@@ -144,8 +148,11 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     outcome.patternProblems = custom.problems;
     const scan = scanMessage(text, custom.patterns, input.scan);
     Object.assign(outcome, { matches: scan.matches, scannedChars: scan.scannedChars, truncated: scan.truncated, customSkipped: scan.customSkipped });
-    if (scan.matches.length === 0) return outcome;
-    outcome.flagged = true;
+    // What the operator asks to keep is read from their own words, pattern or not: a correction
+    // such as "Actually, my locker code is 5580 now" matches no triage pattern.
+    const facts = input.capture && config.memory_capture ? extractFacts(text) : [];
+    if (scan.matches.length === 0 && facts.length === 0) return outcome;
+    outcome.flagged = scan.matches.length > 0;
     if (!(await canWriteIntoWorkspace(input.workspaceDir, "triage"))) {
       outcome.errors.push("triage: workspace missing or relative, nothing written");
       return outcome;
@@ -162,9 +169,8 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     const window = text.slice(0, EXCERPT_CHARS + 200);
     const redacted = redactSecrets(window);
     const hash = contentHash(redacted === window ? text : redactSecrets(text));
-    const extracted = input.capture && config.memory_capture ? extractFact(text, scan.matches) : undefined;
-    const guarded = extracted ? await factToWrite(input.workspaceDir, extracted, config) : undefined;
-    const excerpt = guarded && "skipped" in guarded ? "(a forgotten fact; excerpt withheld)" : redacted;
+    const guarded = await Promise.all(facts.map((fact) => factToWrite(input.workspaceDir, fact, config)));
+    const excerpt = guarded.some((g) => "skipped" in g) ? "(a forgotten fact; excerpt withheld)" : redacted;
     const record: TriageQueueRecord = {
       ts: now.toISOString(),
       priority: true,
@@ -178,12 +184,15 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
       excerpt: excerpt.length > EXCERPT_CHARS ? `${excerpt.slice(0, EXCERPT_CHARS - 1)}…` : excerpt,
     };
     const queueFile = triageQueuePath(input.workspaceDir, now);
-    const writes: Promise<void>[] = [
-      appendFileLocked(queueFile, JSON.stringify(record), { ...lock, containWithin: input.workspaceDir }).then(
-        () => void (outcome.queueFile = queueFile),
-        (error: Error) => void outcome.errors.push(`triage queue: ${error.message}`),
-      ),
-    ];
+    const writes: Promise<void>[] = [];
+    if (outcome.flagged) {
+      writes.push(
+        appendFileLocked(queueFile, JSON.stringify(record), { ...lock, containWithin: input.workspaceDir }).then(
+          () => void (outcome.queueFile = queueFile),
+          (error: Error) => void outcome.errors.push(`triage queue: ${error.message}`),
+        ),
+      );
+    }
     if (trigger?.confidence) {
       const confidence = trigger.confidence;
       writes.push(
@@ -206,14 +215,23 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
         ),
       );
     }
-    if (guarded && "skipped" in guarded) outcome.capture = { action: "ignored", reason: guarded.skipped };
-    const fact = guarded && "fact" in guarded ? guarded.fact : undefined;
-    if (fact) {
+    const skipped = guarded.find((g): g is { skipped: string } => "skipped" in g);
+    const toWrite = guarded.flatMap((g) => ("fact" in g ? [g.fact] : []));
+    if (skipped && toWrite.length === 0) outcome.capture = { action: "ignored", reason: skipped.skipped };
+    if (toWrite.length > 0) {
       writes.push(
-        captureFact({ workspaceDir: input.workspaceDir, fact, now, config, lock: lockOptionsFromConfig(config, CAPTURE_AGENT_NAME) }).then(
-          (capture) => void (outcome.capture = capture),
-          (error: Error) => void outcome.errors.push(`capture: ${error.message}`),
-        ),
+        (async () => {
+          // One after another: a later fact of the message may repeat or change an earlier one.
+          for (const fact of toWrite) {
+            try {
+              const capture = await captureFact({ workspaceDir: input.workspaceDir, fact, now, config, lock: lockOptionsFromConfig(config, CAPTURE_AGENT_NAME) });
+              (outcome.captures ??= []).push(capture);
+              outcome.capture ??= capture;
+            } catch (error) {
+              outcome.errors.push(`capture: ${(error as Error).message}`);
+            }
+          }
+        })(),
       );
     }
     await Promise.all(writes);

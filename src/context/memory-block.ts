@@ -53,7 +53,7 @@ async function readBounded(file: string, workspaceDir: string): Promise<string |
 }
 
 function correctionText(entry: CorrectionEntry): string {
-  const fixed = /^[ \t]*-[ \t]*correct_information:[ \t]*(.+)$/im.exec(entry.text)?.[1]?.trim();
+  const fixed = entry.correctInformation;
   const quoted = entry.text
     .split("\n")
     .filter((line) => line.startsWith(">"))

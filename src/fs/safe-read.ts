@@ -24,6 +24,11 @@ export type SafeReadOptions = {
   realRoot?: string;
   /** Read the first maxBytes of a bigger file instead of refusing it (`truncated` says so). */
   truncate?: boolean;
+  /**
+   * Read from this byte on (what was read before is known): the caps and `bytes` count from here,
+   * `size` is still the whole file's. A file shorter than `start` reads as no bytes.
+   */
+  start?: number;
 };
 
 // O_NONBLOCK is what makes opening a FIFO return at once instead of waiting for a writer.
@@ -73,10 +78,15 @@ export function realPathOrResolvedSync(dir: string): string {
   }
 }
 
+/** Bytes of the file from `start` on, as its stat says (never negative). */
+function remaining(stat: fs.Stats, options: SafeReadOptions): number {
+  return Math.max(0, stat.size - (options.start ?? 0));
+}
+
 /** The checks on the open file's stat, shared by both readers: regular files only, size cap. */
 function refuseBeforeRead(stat: fs.Stats, lexical: string, options: SafeReadOptions): SafeReadResult | undefined {
   if (!stat.isFile()) return { ok: false, path: lexical, reason: "not-a-file" };
-  if (stat.size > options.maxBytes && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `${stat.size} > ${options.maxBytes} bytes` };
+  if (remaining(stat, options) > options.maxBytes && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `${remaining(stat, options)} > ${options.maxBytes} bytes` };
   return undefined;
 }
 
@@ -85,8 +95,8 @@ function refuseBeforeRead(stat: fs.Stats, lexical: string, options: SafeReadOpti
  * cannot exceed the cap. They stop once the size fstat reported is in (no extra read just to see
  * the end of the file); a file reporting size 0 (procfs and the like) is read until it ends.
  */
-function readEnough(filled: number, stat: fs.Stats): boolean {
-  return stat.size > 0 && filled === stat.size;
+function readEnough(filled: number, stat: fs.Stats, options: SafeReadOptions): boolean {
+  return stat.size > 0 && filled === remaining(stat, options);
 }
 
 /** The result of a bounded read (at most maxBytes + 1 bytes were read), shared by both readers. */
@@ -133,17 +143,17 @@ export function readRegularFile(file: string, options: SafeReadOptions): Promise
           const refused = refuseBeforeRead(stat, lexical, options);
           if (refused) return finish(refused);
           // Not zero-filled: only the bytes read are ever handed out (`resultAfterRead`).
-          const buffer = Buffer.allocUnsafe(Math.min(options.maxBytes, stat.size) + 1);
+          const buffer = Buffer.allocUnsafe(Math.min(options.maxBytes, remaining(stat, options)) + 1);
           let filled = 0;
           const done = () => finish(resultAfterRead({ lexical, target, buffer, filled, stat }, options));
           const readMore = (): void => {
-            if (filled >= buffer.length || readEnough(filled, stat)) return done();
+            if (filled >= buffer.length || readEnough(filled, stat, options)) return done();
             fs.read(
               fd,
               buffer,
               filled,
               buffer.length - filled,
-              filled,
+              (options.start ?? 0) + filled,
               guarded((readError: NodeJS.ErrnoException | null, bytesRead: number) => {
                 if (readError) return failOpen(readError);
                 if (bytesRead === 0) return done();
@@ -215,10 +225,10 @@ export function readRegularFileSync(file: string, options: SafeReadOptions): Saf
     const stat = fs.fstatSync(fd);
     const refused = refuseBeforeRead(stat, lexical, options);
     if (refused) return refused;
-    const buffer = Buffer.alloc(Math.min(options.maxBytes, stat.size) + 1);
+    const buffer = Buffer.alloc(Math.min(options.maxBytes, remaining(stat, options)) + 1);
     let filled = 0;
-    while (filled < buffer.length && !readEnough(filled, stat)) {
-      const bytesRead = fs.readSync(fd, buffer, filled, buffer.length - filled, filled);
+    while (filled < buffer.length && !readEnough(filled, stat, options)) {
+      const bytesRead = fs.readSync(fd, buffer, filled, buffer.length - filled, (options.start ?? 0) + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }

@@ -4,11 +4,11 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { capturedFacts, capturedToday, dayFileFor, leftOutOfTurn, parseCapturedLine } from "../../src/capture/capture.ts";
-import { MAX_FACT_CHARS, echoesMessage, extractFact, valueChange } from "../../src/capture/statement.ts";
+import { MAX_FACT_CHARS, echoesMessage, extractFact } from "../../src/capture/statement.ts";
+import { analyse, changeOf } from "../../src/capture/relation.ts";
 import { HYGIENE_CONFIG_DEFAULTS, parseHygieneConfigText } from "../../src/memory/config-md.ts";
 import type { HygieneConfig } from "../../src/memory/config-md.ts";
 import { recentMemoryItems } from "../../src/context/memory-block.ts";
-import { scanMessage } from "../../src/capture/patterns.ts";
 import { triageInboundMessage } from "../../src/capture/triage.ts";
 import { chunkMarkdown } from "../../src/memory/chunk.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
@@ -18,7 +18,13 @@ const NOW = new Date("2026-11-25T03:12:09.120Z");
 const LATER = new Date("2026-11-25T09:00:00.000Z");
 const FAST: HygieneConfig = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.01, lock_max_retries: 500 };
 
-const fact = (text: string) => extractFact(text, scanMessage(text).matches);
+const fact = (text: string) => extractFact(text);
+/** How `newer` changes `older` (a correction), as the two values' words. */
+const valueChange = (older: string, newer: string) => {
+  const [a, b] = [analyse(older), analyse(newer)];
+  const change = changeOf(a, b, true);
+  return change?.oldRange && change.newRange ? { oldValue: a.keys.slice(...change.oldRange).join(" "), newValue: b.keys.slice(...change.newRange).join(" ") } : change;
+};
 
 let ws: string;
 beforeEach(() => {
@@ -71,12 +77,12 @@ describe("the statement a trigger introduces", () => {
     expect(hostile).toBe("x is 5 -- b");
   });
 
-  it("a soft correction keeps its sentence; a value change needs a digit next to a shared word", () => {
-    expect(fact("Actually, the locker code is 5580 now.")).toMatchObject({ kind: "correction", statement: "the locker code is 5580 now" });
+  it("a correction keeps its sentence without the cue and the trailing 'now'; a value change needs the same words around it", () => {
+    expect(fact("Actually, the locker code is 5580 now.")).toMatchObject({ kind: "correction", statement: "the locker code is 5580" });
     expect(valueChange("my locker code is 4312", "the locker code is 5580 now")).toMatchObject({ oldValue: "4312", newValue: "5580" });
     expect(valueChange("my locker code is 4312", "the code review is tomorrow")).toBeUndefined();
     expect(valueChange("my locker code is 4312", "my bike lock code is 1234")).toBeUndefined();
-    expect(valueChange("my sailboat is moored at slip 14", "it's slip 22 now")).toMatchObject({ key: "slip", oldValue: "14", newValue: "22" });
+    expect(valueChange("my sailboat is moored at slip 14", "it's slip 22 now")).toMatchObject({ oldValue: "14", newValue: "22" });
     expect(valueChange("my locker code is 4312", "my locker code is 4312")).toBeUndefined();
   });
 });
