@@ -7,6 +7,7 @@ import type { SessionClassification } from "../session/types.ts";
 import { estimateInjection, MIN_BOOTSTRAP_FILE_BUDGET_CHARS, resolveBootstrapLimits } from "./budget.ts";
 import type { BootstrapLimits } from "./budget.ts";
 import { hostDroppedNames, hostVersionFor } from "./host-filters.ts";
+import { withOnDemandIndex } from "./on-demand.ts";
 import { ALWAYS_KEPT, fileSetFor } from "./policy.ts";
 import type { BootstrapPolicy } from "./policy.ts";
 import { readWorkspaceFile } from "./workspace-read.ts";
@@ -32,6 +33,10 @@ export type BootstrapDecision = {
   skipped: SkippedFile[];
   /** Names in our output that the host drops after hooks (not worked around, only reported). */
   hostFiltered: string[];
+  /** Files the on-demand line names (on-demand.ts), the record it rides on, and what it costs. */
+  onDemand: string[];
+  onDemandCarrier?: string;
+  onDemandTokens?: number;
   hostVersion: string;
   /** Core sent an empty list (cron/heartbeat `lightContext`): the operator asked for no files. */
   lightContext: boolean;
@@ -117,8 +122,14 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
     added.push({ name, path: read.path, content: read.content, missing: false });
   }
 
-  const files = [...(kept as BootstrapFileRecord[]), ...added];
+  const listed = [...(kept as BootstrapFileRecord[]), ...added];
   const hostVersion = hostVersionFor(policy.hostVersion, input.cfg);
+  const hostFiltered = hostDroppedNames(listed, classification, input.workspaceDir, hostVersion);
+  const index =
+    policy.onDemandIndex && !lightContext
+      ? await withOnDemandIndex({ files: listed, sessionType: classification.type, workspaceDir: input.workspaceDir, hostDropped: hostFiltered })
+      : { files: listed, names: [], tokens: 0 };
+  const files = index.files;
   const decision: BootstrapDecision = {
     sessionType: classification.type,
     rule: classification.rule,
@@ -129,7 +140,9 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
     dropped,
     added: added.map((record) => record.name),
     skipped,
-    hostFiltered: hostDroppedNames(files, classification, input.workspaceDir, hostVersion),
+    hostFiltered,
+    onDemand: index.names,
+    ...(index.carrier ? { onDemandCarrier: index.carrier, onDemandTokens: index.tokens } : {}),
     hostVersion,
     lightContext,
     tokensBefore: recordTokens(input.files),

@@ -62,7 +62,7 @@ export type RunResult = { files: BootstrapFileRecord[]; decision: BootstrapDecis
 export async function runAciBootstrap(event: AgentBootstrapEvent, files: readonly unknown[]): Promise<RunResult> {
   const cfg = event.context.cfg ?? startupOpenClawConfig();
   const { policy, owners, mainKeys } = sessionContextFor(cfg);
-  const classification = classifySession(sessionKeyOf(event), { ownerIds: owners.ids, mainKeys });
+  const classification = classifySession(sessionKeyOf(event), { ownerIds: owners.ids, mainKeys, orchestration: policy.orchestration });
   const agentId = typeof event.context.agentId === "string" ? event.context.agentId : classification.agentId;
   const workspaceDir = typeof event.context.workspaceDir === "string" ? event.context.workspaceDir : undefined;
   const { files: next, decision } = await applyBootstrapPolicy({ files, workspaceDir, classification, policy, cfg, agentId });

@@ -3,6 +3,7 @@ import type { OpenClawConfig } from "../host/events.ts";
 import { isInside } from "../memory/sources.ts";
 import { expandHome } from "../core/paths.ts";
 import { realPathOrResolvedSync } from "../fs/safe-read.ts";
+import { policyForConfig } from "../bootstrap/run.ts";
 import { classifySession } from "../session/classify.ts";
 import { foldId, resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
@@ -11,7 +12,7 @@ import type { EthosContextConfig, GroupScope } from "./config.ts";
 // Privacy scope of retrieval. Workspace memories are personal: they reach MAIN_SESSION and
 // PRIVATE_DM prompts only (configurable down, never up). A group or forum topic gets memories only
 // when the operator lists it with its own memory folder, and then only from that folder.
-// Subagents, external DMs, cron/heartbeat runs and unrecognised keys get nothing.
+// Subagents, external DMs, orchestration sessions, cron/heartbeat runs and unrecognised keys get nothing.
 
 export type RetrievalSource = { kind: "workspace" } | { kind: "group"; memoryDir: string };
 
@@ -19,11 +20,13 @@ export type RetrievalScope =
   | { allowed: true; sessionType: SessionType; source: RetrievalSource }
   | { allowed: false; sessionType: SessionType; reason: string };
 
-/** Classify with the same owner ids and main keys as aci-bootstrap, plus this hook's own owner ids. */
+/** Classify with the same owner ids, main keys and orchestration rule as aci-bootstrap, plus this hook's own owner ids. */
 export function classifyForRetrieval(sessionKey: string | undefined, cfg: OpenClawConfig | undefined, config: EthosContextConfig): SessionClassification {
   // The one owner rule (session/owners.ts): the union of both hooks' lists and ownerAllowFrom.
   const owners = resolveOwnerIds(cfg, config.scope.ownerIds);
-  return classifySession(sessionKey, { ownerIds: owners.ids, mainKeys: resolveMainKeys(cfg) });
+  // An orchestration session is never the operator's main session for memory either.
+  const orchestration = policyForConfig(cfg).orchestration;
+  return classifySession(sessionKey, { ownerIds: owners.ids, mainKeys: resolveMainKeys(cfg), orchestration });
 }
 
 function matchGroup(classification: SessionClassification, groups: readonly GroupScope[]): GroupScope | undefined {
