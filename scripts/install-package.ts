@@ -9,10 +9,12 @@ import { CheckFailedError, UsageError, printHelpAndExit, runScript, withProgress
 import { install } from "../src/ops/install.ts";
 import { findOpenClawCli } from "../src/ops/openclaw-cli.ts";
 import { PACKAGE_ID, packageUnit, uninstallPackage } from "../src/ops/package-install.ts";
+import { gitignoreUnit } from "../src/ops/gitignore-unit.ts";
+import { defaultWorkspace } from "../src/ops/paths.ts";
 
 const BUNDLE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-const HELP = `Usage: npm run install-package -- <openclaw-context-<version>.tgz> [--config <openclaw.json>]
+const HELP = `Usage: npm run install-package -- <openclaw-context-<version>.tgz> [--config <openclaw.json>] [--workspace <dir>]
        npm run install-package -- --uninstall [--config <openclaw.json>]
 
 Installs the ${PACKAGE_ID} plugin package (OpenClaw 2026.9+; build it with
@@ -22,23 +24,27 @@ npm run build:plugin && (cd dist/plugin && npm pack)) through the openclaw CLI:
      (OpenClaw rewrites openclaw.json: comments and formatting go, a "meta" block comes)
   3. plugins.entries.${PACKAGE_ID}.hooks.allowConversationAccess: true and, when no other engine
      is selected, plugins.slots.contextEngine: ${PACKAGE_ID}
+  4. /ETHOS_CONTEXT.md (regenerated on every memory turn) into the workspace's .gitignore
 Restart the gateway afterwards (openclaw gateway restart).
 
 --uninstall (or, without the clone, openclaw context uninstall) runs openclaw plugins uninstall
 ${PACKAGE_ID} --force and puts openclaw.json back byte for byte as it was before step 1, comments
 included, when nothing but our own keys changed since (our switches, OpenClaw's "meta"). If other
-settings changed, only our keys are removed and the pre-install file is saved next to it.
+settings changed, only our keys are removed and the pre-install file is saved next to it. The
+workspace's .gitignore goes back to its bytes before step 4 (our lines only, if you edited it).
 
 Options:
-  --config <file>  openclaw.json (default $OPENCLAW_CONFIG_PATH or <state dir>/openclaw.json)
-  --uninstall      reverse the install
-  -h, --help       show this help
+  --config <file>    openclaw.json (default $OPENCLAW_CONFIG_PATH or <state dir>/openclaw.json)
+  --workspace <dir>  the workspace whose .gitignore gets ETHOS_CONTEXT.md (default: agents.defaults.workspace
+                     in openclaw.json, else $OPENCLAW_WORKSPACE_DIR, else <state dir>/workspace)
+  --uninstall        reverse the install
+  -h, --help         show this help
 
 Exit codes: 0 done, 1 install or uninstall failed, 2 bad usage.`;
 
 await runScript("install-package", async () => {
   const { values, positionals } = parseArgs({
-    options: { config: { type: "string" }, uninstall: { type: "boolean", default: false }, help: { type: "boolean", short: "h" } },
+    options: { config: { type: "string" }, workspace: { type: "string" }, uninstall: { type: "boolean", default: false }, help: { type: "boolean", short: "h" } },
     allowPositionals: true,
     strict: true,
   });
@@ -46,7 +52,9 @@ await runScript("install-package", async () => {
   const configPath = path.resolve(values.config ?? resolveOpenClawConfigPath());
   const cli = findOpenClawCli();
   if (!cli) throw new UsageError("the openclaw CLI is not on PATH (set $OPENCLAW_CLI to it)");
-  const params = { bundleRoot: BUNDLE_ROOT, workspace: path.dirname(configPath) /* the package unit uses no workspace */, configPath, mode: "pack" as const, cli, log: (line: string) => console.log(`- ${line}`) };
+  // The workspace only for its .gitignore (gitignore-unit.ts); it may not exist yet on a fresh install.
+  const workspace = values.workspace !== undefined ? path.resolve(values.workspace) : defaultWorkspace(process.env, configPath).dir;
+  const params = { bundleRoot: BUNDLE_ROOT, workspace, configPath, mode: "pack" as const, cli, log: (line: string) => console.log(`- ${line}`) };
 
   if (values.uninstall) {
     const report = await withProgress("uninstalling", () => uninstallPackage(params));
@@ -57,7 +65,7 @@ await runScript("install-package", async () => {
   }
   const [tarball, ...extra] = positionals;
   if (!tarball || extra.length > 0) throw new UsageError("give exactly one tarball: npm run install-package -- ./dist/plugin/openclaw-context-<version>.tgz");
-  const report = await withProgress("installing", () => install(params, [packageUnit(tarball)]));
+  const report = await withProgress("installing", () => install(params, [packageUnit(tarball), gitignoreUnit]));
   for (const line of report.lines) console.log(`  ${line}`);
   console.log(`Installed. Restart the gateway (openclaw gateway restart); openclaw context status shows what it serves.`);
   return 0;

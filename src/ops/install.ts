@@ -15,6 +15,7 @@ import { writeFileAtomic } from "../fs/atomic.ts";
 import { backupBeforeChange, exists } from "./safe-write.ts";
 import { timestamp } from "./paths.ts";
 import { companionPluginUnit } from "./plugin-install.ts";
+import { gitignoreUnit } from "./gitignore-unit.ts";
 import type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
 
 export type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
@@ -334,7 +335,7 @@ export const hookPackUnit: InstallUnit = {
 };
 
 /** Every installable unit, in install order (uninstall runs them in reverse). */
-export const INSTALL_UNITS: InstallUnit[] = [hookPackUnit, companionPluginUnit];
+export const INSTALL_UNITS: InstallUnit[] = [hookPackUnit, companionPluginUnit, gitignoreUnit];
 
 /** The install record next to openclaw.json (undefined: nothing installed through this repo). */
 export async function readRecord(configPath: string): Promise<InstallRecord | undefined> {

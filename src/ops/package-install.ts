@@ -8,6 +8,7 @@ import { editOpenClawJson, readOpenClawJson } from "./openclaw-json.ts";
 import { enableMemoryDelivery } from "./plugin-install.ts";
 import type { InstallParams, InstallUnit } from "./install-unit.ts";
 import { installRecordPath, readRecord, uninstall } from "./install.ts";
+import { GITIGNORE_UNIT_ID, gitignoreUnit } from "./gitignore-unit.ts";
 
 // The plugin package (npm pack tarball of dist/plugin/) as an install unit for OpenClaw 2026.9+.
 // OpenClaw's `plugins install` rewrites openclaw.json (it strips comments, reformats, adds `meta`)
@@ -104,7 +105,7 @@ export type PackageUninstallReport = { steps: string[]; leftovers: string[] };
  */
 export async function uninstallPackage(params: InstallParams): Promise<PackageUninstallReport> {
   const record = await readRecord(params.configPath);
-  const others = Object.entries(record?.units ?? {}).filter(([id, unit]) => id !== PACKAGE_UNIT_ID && unit.installed !== false);
+  const others = Object.entries(record?.units ?? {}).filter(([id, unit]) => id !== PACKAGE_UNIT_ID && id !== GITIGNORE_UNIT_ID && unit.installed !== false);
   if (others.length > 0) {
     return { steps: [], leftovers: [`${installRecordPath(params.configPath)} records a hook-pack install (${others.map(([id]) => id).join(", ")}): remove it with npm run install-hooks -- --uninstall in the clone`] };
   }
@@ -113,7 +114,7 @@ export async function uninstallPackage(params: InstallParams): Promise<PackageUn
   // OpenClaw's uninstall rewrites openclaw.json: restoring before it succeeded would be undone by the next try.
   if (removal.leftovers.length > 0) return removal;
   if (record) {
-    const restore = await uninstall(params, [{ ...unit, uninstall: async () => ({ steps: [], leftovers: [] }) }]);
+    const restore = await uninstall(params, [gitignoreUnit, { ...unit, uninstall: async () => ({ steps: [], leftovers: [] }) }]);
     return { steps: [...removal.steps, ...restore.steps], leftovers: restore.leftovers };
   }
   const edit = await editOpenClawJson(params.configPath, (config) => revertPackageConfig(config));

@@ -20,6 +20,8 @@ import { readOpenClawJson } from "./openclaw-json.ts";
 import { PACKAGE_UNIT_ID } from "./package-install.ts";
 import { pluginPackageStatus } from "./package-status.ts";
 import type { PluginPackageStatus } from "./package-status.ts";
+import { checkSoulInstructions } from "./soul-instructions.ts";
+import type { SoulInstructionsCheck } from "./soul-instructions.ts";
 
 // `npm run status`: what an operator wants to know first, in plain words. Everything is read from
 // files (openclaw.json, the install record, our log file, the index cache); the openclaw CLI is
@@ -47,6 +49,8 @@ export type StatusReport = {
   memoryDelivery: string;
   /** The plugin package (`openclaw plugins install <tarball>`), when installed: it replaces the hook pack and the companion. */
   pluginPackage?: PluginPackageStatus;
+  /** SOUL.md as it is now against the spec's on-demand instructions (the required memory entry first). */
+  soul: SoulInstructionsCheck;
 };
 
 const MAX_LOG_TAIL_BYTES = 4 * 1024 * 1024;
@@ -247,6 +251,7 @@ export async function collectStatus(params: {
     memoryDelivery: memoryDeliveryFromConfig(cfg as OpenClawConfig | undefined, PLUGIN_ID),
     pluginPackage: pluginPackageStatus(cfg as OpenClawConfig | undefined, env),
     captured: await capturedTodayStatus(params.workspace, params.now ?? new Date()),
+    soul: await checkSoulInstructions(params.workspace),
   };
 }
 
@@ -318,6 +323,7 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
   out.push("", `Config errors the gateway logged at its last load${report.logFile ? ` (${report.logFile})` : ""}`);
   if (report.configLogged.length === 0) out.push("  none");
   for (const issue of report.configLogged) out.push(`  - ${issue.time ?? ""} ${issue.key}: ${issue.reason}`);
+  out.push("", ...formatSoulCheck(report.soul, now));
   out.push("", "Recent decisions per session type");
   if (!report.logFile) out.push("  file logging is off (OPENCLAW_CONTEXT_LOG_FILE=off)");
   else if (Object.keys(report.decisions).length === 0) out.push(`  none logged yet in ${report.logFile}`);
@@ -340,4 +346,13 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
     out.push(`  ${fact.capturedAt.slice(11, 16)} UTC  ${fact.statement} ${fact.tag} (${state}${mentions})`);
   }
   return out.join("\n");
+}
+
+/** The SOUL.md lines of status (doctor shows the same check). */
+export function formatSoulCheck(soul: SoulInstructionsCheck, now = Date.now()): string[] {
+  if (!soul.exists) return [`SOUL.md (${soul.soulPath})`, "  not found: every session type's set starts with SOUL.md"];
+  const out = [`SOUL.md (${soul.soulPath}; ${soul.tokens} tokens, AC-7 wants <= ${soul.maxTokens}; changed ${soul.modifiedAt ? ago(soul.modifiedAt, now) : "?"}, checked now)`];
+  for (const item of soul.items) out.push(`  ${item.present ? "ok" : item.part === "memory" ? "WARNING" : "missing"} (phase ${item.phase}) ${item.detail}`);
+  if (soul.items.some((item) => !item.present)) out.push("  add what is missing (the diff first, then --apply): npm run soul-instructions, or openclaw context soul-instructions");
+  return out;
 }

@@ -8,6 +8,7 @@ import { compressWisdomCommand } from "./compress-wisdom.ts";
 import { draftToolsCommand } from "./draft-tools.ts";
 import { explainCommand } from "./explain.ts";
 import { rollbackCommand } from "./rollback.ts";
+import { soulInstructionsCommand } from "./soul-instructions.ts";
 import { statusCommand } from "./status.ts";
 
 export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
@@ -19,4 +20,5 @@ export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   draftToolsCommand,
   checkToolsCommand,
   compressWisdomCommand,
+  soulInstructionsCommand,
 ];
