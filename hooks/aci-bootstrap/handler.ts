@@ -3,6 +3,7 @@ import { getLogger, logToGatewayFile } from "../../src/core/log.ts";
 import { HOOK_KEYS } from "../../src/host/ids.ts";
 import { isAgentBootstrapEvent } from "../../src/host/events.ts";
 import { filesAfterFailure } from "../../src/bootstrap/fail-closed.ts";
+import { noteRunStart } from "../../src/bootstrap/heartbeat-run.ts";
 import { runAciBootstrap, startupOpenClawConfig } from "../../src/bootstrap/run.ts";
 
 // Owner ids and the policy come from openclaw.json as it is when the hook loads; each event's
@@ -12,6 +13,9 @@ logToGatewayFile();
 startupOpenClawConfig();
 
 export default async function aciBootstrapHandler(event: unknown): Promise<void> {
+  // message:preprocessed announces the run about to start (a heartbeat or not): noted synchronously,
+  // before the host goes on to that run's agent:bootstrap. noteRunStart never throws.
+  noteRunStart(event);
   try {
     if (!isAgentBootstrapEvent(event)) return;
   } catch {

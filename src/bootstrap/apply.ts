@@ -38,7 +38,7 @@ export type BootstrapDecision = {
   onDemandCarrier?: string;
   onDemandTokens?: number;
   hostVersion: string;
-  /** Core sent an empty list (cron/heartbeat `lightContext`): the operator asked for no files. */
+  /** Core's lightweight mode (cron/heartbeat `lightContext`): the list is left exactly as received. */
   lightContext: boolean;
   tokensBefore: number;
   tokensAfter: number;
@@ -69,17 +69,29 @@ function recordName(record: unknown): string | undefined {
   return typeof name === "string" ? name : undefined;
 }
 
+/**
+ * Core's lightweight mode (`lightContext`), seen in the list it hands us: empty for cron runs (and
+ * heartbeats on 2026.9.6), HEARTBEAT.md alone for a heartbeat run (`applyContextModeFilter` keeps
+ * only that name; 2026.3.13's gateway does not pass the mode on, so there it does not happen). A
+ * normal list always holds AGENTS.md and SOUL.md records, present or missing.
+ */
+export function isLightweightList(files: readonly unknown[]): boolean {
+  return files.every((record) => recordName(record) === "HEARTBEAT.md");
+}
+
 export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResult> {
   const { classification, policy } = input;
   const fileSet = fileSetFor(policy, classification);
   const wanted = new Set(fileSet);
   const kept: unknown[] = [];
   const dropped: string[] = [];
+  // Core's lightweight mode is what the operator asked for: nothing added, nothing taken away.
+  const lightContext = isLightweightList(input.files);
 
   // Unknown entries (not records) are dropped too: core would skip them anyway.
   for (const record of input.files) {
     const name = recordName(record);
-    if (name !== undefined && (wanted.has(name) || ALWAYS_KEPT.has(name))) kept.push(record);
+    if (name !== undefined && (lightContext || wanted.has(name) || ALWAYS_KEPT.has(name))) kept.push(record);
     else dropped.push(name ?? "<invalid record>");
   }
 
@@ -90,8 +102,6 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
 
   const added: BootstrapFileRecord[] = [];
   const skipped: SkippedFile[] = [];
-  // An empty incoming list is core's lightweight mode; adding files would undo the operator's choice.
-  const lightContext = input.files.length === 0;
   for (const name of lightContext ? [] : fileSet) {
     if (present.has(name)) continue;
     if (NEVER_READ_BY_HOOK.has(name)) {

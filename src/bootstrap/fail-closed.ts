@@ -37,9 +37,10 @@ function sessionTypeAfterFailure(event: AgentBootstrapEvent, fallbackCfg: () => 
     const ownerIds = safely(() => resolveOwnerIds(cfg).ids, new Set<string>());
     // Stryker disable next-line ArrayDeclaration,StringLiteral: classifySession always counts "main" itself
     const mainKeys = safely(() => resolveMainKeys(cfg), ["main"]);
-    // An orchestration session is not an owner session: without its rule a named main key would keep USER.md.
+    // An orchestration session is not an owner session: without its rule a named main key would keep
+    // USER.md, so a rule that is configured but unusable makes every session a non-owner one.
     const orchestration = safely(() => policyForConfig(cfg).orchestration, undefined);
-    if (orchestration === undefined && safely(() => resolveHookConfig(cfg, HOOK_KEYS.aciBootstrap).orchestration !== undefined, true)) return "unknown";
+    if (orchestration === undefined && safely(() => resolveHookConfig(cfg, HOOK_KEYS.aciBootstrap).orchestration !== undefined, false)) return "unknown";
     return classifySession(sessionKeyOf(event), { ownerIds, mainKeys, orchestration }).type;
   }, "unknown" as const);
 }

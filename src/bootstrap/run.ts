@@ -10,6 +10,7 @@ import { classifySession } from "../session/classify.ts";
 import { resolveMainKeys, resolveOwnerIds } from "../session/owners.ts";
 import type { ResolvedOwners } from "../session/owners.ts";
 import { applyBootstrapPolicy } from "./apply.ts";
+import { asHeartbeatRun, takeHeartbeatMark } from "./heartbeat-run.ts";
 import type { BootstrapDecision } from "./apply.ts";
 import { resolveBootstrapPolicy } from "./policy.ts";
 import type { BootstrapPolicy } from "./policy.ts";
@@ -62,7 +63,10 @@ export type RunResult = { files: BootstrapFileRecord[]; decision: BootstrapDecis
 export async function runAciBootstrap(event: AgentBootstrapEvent, files: readonly unknown[]): Promise<RunResult> {
   const cfg = event.context.cfg ?? startupOpenClawConfig();
   const { policy, owners, mainKeys } = sessionContextFor(cfg);
-  const classification = classifySession(sessionKeyOf(event), { ownerIds: owners.ids, mainKeys, orchestration: policy.orchestration });
+  const sessionKey = sessionKeyOf(event);
+  const byKey = classifySession(sessionKey, { ownerIds: owners.ids, mainKeys, orchestration: policy.orchestration });
+  // A heartbeat run announced by message:preprocessed (2026.3.13; heartbeat-run.ts) gets the heartbeat set.
+  const classification = takeHeartbeatMark(sessionKey) ? asHeartbeatRun(byKey) : byKey;
   const agentId = typeof event.context.agentId === "string" ? event.context.agentId : classification.agentId;
   const workspaceDir = typeof event.context.workspaceDir === "string" ? event.context.workspaceDir : undefined;
   const { files: next, decision } = await applyBootstrapPolicy({ files, workspaceDir, classification, policy, cfg, agentId });

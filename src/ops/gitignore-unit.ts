@@ -6,6 +6,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 import type { InstallUnit } from "./install-unit.ts";
+import { readTextIfExists } from "./safe-write.ts";
 
 export const GITIGNORE_UNIT_ID = "workspace-gitignore";
 /** What install adds: the generated memory file at the workspace root, and the hidden temp file a crash mid-write can leave (src/fs/atomic.ts). */
@@ -18,15 +19,6 @@ function missingLines(text: string): string[] {
   return GITIGNORE_LINES.filter((line) => !present.has(line));
 }
 
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
 export const gitignoreUnit: InstallUnit = {
   id: GITIGNORE_UNIT_ID,
   async install(params, previous) {
@@ -35,7 +27,7 @@ export const gitignoreUnit: InstallUnit = {
       params.log(`no workspace at ${params.workspace} yet: ${RETRIEVED_MEMORY_RECORD_NAME} not added to a .gitignore`);
       return { path: file, lines: [] };
     }
-    const before = await readText(file);
+    const before = await readTextIfExists(file);
     // A re-run keeps the first run's record while our lines are still there: it knows the file before us.
     if (previous?.path === file && before !== undefined && missingLines(before).length === 0 && Array.isArray(previous.lines)) return previous;
     const missing = missingLines(before ?? "");
@@ -54,7 +46,7 @@ export const gitignoreUnit: InstallUnit = {
     const added = Array.isArray(record?.lines) ? (record.lines as string[]) : [];
     if (added.length === 0 || typeof record?.path !== "string") return { steps: [], leftovers: [] };
     const file = record.path;
-    const current = await readText(file);
+    const current = await readTextIfExists(file);
     if (current === undefined) return { steps: [`${file} is already gone`], leftovers: [] };
     if (current === record.after) {
       if (record.existed === true && typeof record.before === "string") {

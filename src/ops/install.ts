@@ -12,7 +12,7 @@ import { differsOnlyInOwnedKeys } from "./config-ownership.ts";
 import { captureHookState, editOpenClawJson, readOpenClawJson, revertHookState, setHookEntries } from "./openclaw-json.ts";
 import type { HookStateRecord } from "./openclaw-json.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
-import { backupBeforeChange, exists } from "./safe-write.ts";
+import { backupBeforeChange, exists, readTextIfExists } from "./safe-write.ts";
 import { timestamp } from "./paths.ts";
 import { companionPluginUnit } from "./plugin-install.ts";
 import { gitignoreUnit } from "./gitignore-unit.ts";
@@ -69,15 +69,6 @@ function run(command: string, args: string[], cwd: string, timeoutMs = 300_000):
 
 function sha256(text: string): string {
   return crypto.createHash("sha256").update(text).digest("hex");
-}
-
-async function readText(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
 }
 
 async function readManifest(root: string): Promise<{ name?: string; dependencies?: Record<string, string>; openclaw?: { hooks?: string[] } }> {
@@ -339,7 +330,7 @@ export const INSTALL_UNITS: InstallUnit[] = [hookPackUnit, companionPluginUnit, 
 
 /** The install record next to openclaw.json (undefined: nothing installed through this repo). */
 export async function readRecord(configPath: string): Promise<InstallRecord | undefined> {
-  const text = await readText(installRecordPath(configPath));
+  const text = await readTextIfExists(installRecordPath(configPath));
   if (text === undefined) return undefined;
   const parsed = JSON.parse(text) as Partial<InstallRecord> & { before?: HookStateRecord };
   if (parsed.version === 2) return parsed as InstallRecord;
@@ -366,7 +357,7 @@ export async function install(params: InstallParams, units: InstallUnit[] = INST
   // original snapshot (the file it sees now is already our install's).
   let record = await readRecord(params.configPath);
   if (!record) {
-    const text = await readText(params.configPath);
+    const text = await readTextIfExists(params.configPath);
     record = {
       pack: PACK_ID,
       version: 2,
@@ -390,7 +381,7 @@ export async function install(params: InstallParams, units: InstallUnit[] = INST
     report.lines.push(...(verified?.lines ?? []));
     report.problems.push(...(verified?.problems ?? []));
   }
-  const after = await readText(params.configPath);
+  const after = await readTextIfExists(params.configPath);
   record.configAfterSha256 = after === undefined ? undefined : sha256(after);
   record.configAfterText = after;
   await writeRecord(params.configPath, record);
@@ -401,7 +392,7 @@ export type UninstallReport = { steps: string[]; leftovers: string[] };
 
 /** openclaw.json back as it was: verbatim when untouched since install, else only our edits undone. */
 async function restoreConfig(params: InstallParams, record: InstallRecord | undefined, units: InstallUnit[]): Promise<string[]> {
-  const current = await readText(params.configPath);
+  const current = await readTextIfExists(params.configPath);
   if (record?.configBefore.text !== undefined || record?.configBefore.existed === false) {
     // Untouched, or touched only in our keys (a rollback, OpenClaw's own uninstall, its `meta`).
     const untouched = current !== undefined && (record.configAfterSha256 === sha256(current) || (record.configAfterText !== undefined && differsOnlyInOwnedKeys(current, record.configAfterText)));

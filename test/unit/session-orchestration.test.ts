@@ -101,6 +101,9 @@ describe("privacy: an orchestration session never gets USER.md or MEMORY.md unle
     const outcome = filesAfterFailure(event, incoming());
     expect(outcome.sessionType).toBe("ORCHESTRATION");
     expect((outcome.files as BootstrapFileRecord[]).map((f) => f.name)).toEqual(["AGENTS.md", "SOUL.md", "IDENTITY.md"]);
+    // A rule that is there but unusable: no session counts as the owner's.
+    const broken = { ...event, context: { ...event.context, cfg: { hooks: { internal: { entries: { "aci-bootstrap": { orchestration: "all of them" } } } } } } } as unknown as AgentBootstrapEvent;
+    expect(filesAfterFailure(broken, incoming())).toMatchObject({ sessionType: "unknown", action: "private-files-removed" });
   });
 
   it("the host still filters it as the key it is: an orchestration topic is a group for the host", () => {

@@ -64,7 +64,7 @@ Exit codes: 0 shown or applied, 1 failed (no SOUL.md, or it changed meanwhile), 
     }
     process.stdout.write(plan.diff);
     if (!values.apply) {
-      console.log(`Nothing changed: re-run with --apply to add ${plan.added.join(", ")} (${invocation.line("soul-instructions", "--apply")}).`);
+      console.log(`Nothing changed: re-run with --apply to add ${plan.added.join(", ")} (${invocation.line("soul-instructions", values.only ? `--only ${values.only} --apply` : "--apply")}).`);
       return 0;
     }
     const { backup } = await applySoulInstructions(workspace, plan);
