@@ -7,6 +7,7 @@ import type { SessionClassification } from "../session/types.ts";
 import { estimateInjection, MIN_BOOTSTRAP_FILE_BUDGET_CHARS, resolveBootstrapLimits } from "./budget.ts";
 import type { BootstrapLimits } from "./budget.ts";
 import { hostDroppedNames, hostVersionFor } from "./host-filters.ts";
+import { withOnDemandIndex } from "./on-demand.ts";
 import { ALWAYS_KEPT, fileSetFor } from "./policy.ts";
 import type { BootstrapPolicy } from "./policy.ts";
 import { readWorkspaceFile } from "./workspace-read.ts";
@@ -32,8 +33,12 @@ export type BootstrapDecision = {
   skipped: SkippedFile[];
   /** Names in our output that the host drops after hooks (not worked around, only reported). */
   hostFiltered: string[];
+  /** Files the on-demand line names (on-demand.ts), the record it rides on, and what it costs. */
+  onDemand: string[];
+  onDemandCarrier?: string;
+  onDemandTokens?: number;
   hostVersion: string;
-  /** Core sent an empty list (cron/heartbeat `lightContext`): the operator asked for no files. */
+  /** Core's lightweight mode (cron/heartbeat `lightContext`): the list is left exactly as received. */
   lightContext: boolean;
   tokensBefore: number;
   tokensAfter: number;
@@ -64,17 +69,29 @@ function recordName(record: unknown): string | undefined {
   return typeof name === "string" ? name : undefined;
 }
 
+/**
+ * Core's lightweight mode (`lightContext`), seen in the list it hands us: empty for cron runs (and
+ * heartbeats on 2026.9.6), HEARTBEAT.md alone for a heartbeat run (`applyContextModeFilter` keeps
+ * only that name; 2026.3.13's gateway does not pass the mode on, so there it does not happen). A
+ * normal list always holds AGENTS.md and SOUL.md records, present or missing.
+ */
+export function isLightweightList(files: readonly unknown[]): boolean {
+  return files.every((record) => recordName(record) === "HEARTBEAT.md");
+}
+
 export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResult> {
   const { classification, policy } = input;
   const fileSet = fileSetFor(policy, classification);
   const wanted = new Set(fileSet);
   const kept: unknown[] = [];
   const dropped: string[] = [];
+  // Core's lightweight mode is what the operator asked for: nothing added, nothing taken away.
+  const lightContext = isLightweightList(input.files);
 
   // Unknown entries (not records) are dropped too: core would skip them anyway.
   for (const record of input.files) {
     const name = recordName(record);
-    if (name !== undefined && (wanted.has(name) || ALWAYS_KEPT.has(name))) kept.push(record);
+    if (name !== undefined && (lightContext || wanted.has(name) || ALWAYS_KEPT.has(name))) kept.push(record);
     else dropped.push(name ?? "<invalid record>");
   }
 
@@ -85,8 +102,6 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
 
   const added: BootstrapFileRecord[] = [];
   const skipped: SkippedFile[] = [];
-  // An empty incoming list is core's lightweight mode; adding files would undo the operator's choice.
-  const lightContext = input.files.length === 0;
   for (const name of lightContext ? [] : fileSet) {
     if (present.has(name)) continue;
     if (NEVER_READ_BY_HOOK.has(name)) {
@@ -117,8 +132,14 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
     added.push({ name, path: read.path, content: read.content, missing: false });
   }
 
-  const files = [...(kept as BootstrapFileRecord[]), ...added];
+  const listed = [...(kept as BootstrapFileRecord[]), ...added];
   const hostVersion = hostVersionFor(policy.hostVersion, input.cfg);
+  const hostFiltered = hostDroppedNames(listed, classification, input.workspaceDir, hostVersion);
+  const index =
+    policy.onDemandIndex && !lightContext
+      ? await withOnDemandIndex({ files: listed, sessionType: classification.type, workspaceDir: input.workspaceDir, hostDropped: hostFiltered })
+      : { files: listed, names: [], tokens: 0 };
+  const files = index.files;
   const decision: BootstrapDecision = {
     sessionType: classification.type,
     rule: classification.rule,
@@ -129,7 +150,9 @@ export async function applyBootstrapPolicy(input: ApplyInput): Promise<ApplyResu
     dropped,
     added: added.map((record) => record.name),
     skipped,
-    hostFiltered: hostDroppedNames(files, classification, input.workspaceDir, hostVersion),
+    hostFiltered,
+    onDemand: index.names,
+    ...(index.carrier ? { onDemandCarrier: index.carrier, onDemandTokens: index.tokens } : {}),
     hostVersion,
     lightContext,
     tokensBefore: recordTokens(input.files),

@@ -9,10 +9,13 @@
 import path from "node:path";
 import type { AgentBootstrapEvent, OpenClawConfig } from "../host/events.ts";
 import { sessionKeyOf } from "../host/events.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
+import { resolveHookConfig } from "../host/hook-config.ts";
 import { classifySession } from "../session/classify.ts";
 import { resolveMainKeys, resolveOwners } from "../session/owners.ts";
 import { SESSION_TYPES } from "../session/types.ts";
 import type { SessionType } from "../session/types.ts";
+import { policyForConfig } from "./run.ts";
 
 /** Files that never reach a non-owner session, even when we fail. */
 export const PRIVATE_BOOTSTRAP_FILES: ReadonlySet<string> = new Set(["USER.md", "MEMORY.md", "memory.md"]);
@@ -35,7 +38,11 @@ function sessionTypeAfterFailure(event: AgentBootstrapEvent, fallbackCfg: () => 
     const ownerIds = safely(() => resolveOwners(cfg).owners, []);
     // Stryker disable next-line ArrayDeclaration,StringLiteral: classifySession always counts "main" itself
     const mainKeys = safely(() => resolveMainKeys(cfg), ["main"]);
-    return classifySession(sessionKeyOf(event), { ownerIds, mainKeys }).type;
+    // An orchestration session is not an owner session: without its rule a named main key would keep
+    // USER.md, so a rule that is configured but unusable makes every session a non-owner one.
+    const orchestration = safely(() => policyForConfig(cfg).orchestration, undefined);
+    if (orchestration === undefined && safely(() => resolveHookConfig(cfg, HOOK_KEYS.aciBootstrap).orchestration !== undefined, false)) return "unknown";
+    return classifySession(sessionKeyOf(event), { ownerIds, mainKeys, orchestration }).type;
   }, "unknown" as const);
 }
 

@@ -89,7 +89,9 @@ export type HostSessionKind = "subagent" | "cron" | "group" | "direct";
 export function hostSessionKind(classification: SessionClassification): HostSessionKind {
   if (classification.rule === "subagent" || classification.rule === "subagent-incognito") return "subagent";
   if (classification.rule === "cron" || classification.rule === "cron-run") return "cron";
-  if (classification.type === "GROUP_CHAT" || classification.type === "FORUM_TOPIC") return "group";
+  // An orchestration session is what its key is for the host (a topic stays a group).
+  const shapeType = classification.baseType ?? classification.type;
+  if (shapeType === "GROUP_CHAT" || shapeType === "FORUM_TOPIC") return "group";
   return "direct";
 }
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { parseConfigOrDefaults } from "../core/config.ts";
 import { HOOK_KEYS, RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
+import { orchestrationRuleSchema } from "../session/orchestration.ts";
 import { SESSION_TYPES } from "../session/types.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
 
@@ -14,6 +15,7 @@ export const SESSION_FILE_SETS: Readonly<Record<SessionType, readonly string[]>>
   EXTERNAL_DM: ["SOUL.md", "TOOLS_COMPACT.md"],
   FORUM_TOPIC: ["SOUL.md", "TOOLS_COMPACT.md"],
   GROUP_CHAT: ["SOUL.md", "TOOLS_COMPACT.md"],
+  ORCHESTRATION: ["SOUL.md", "AGENTS.md"],
   SUBAGENT: ["SOUL.md"],
   HEARTBEAT_CRON: ["SOUL.md", "HEARTBEAT.md"],
   FALLBACK: ["SOUL.md", "USER.md", "AGENTS.md", "TOOLS_COMPACT.md"],
@@ -70,6 +72,10 @@ export const aciBootstrapConfigSchema = z.strictObject({
   ownerIds: z.array(z.union([z.string().min(1), z.number().int()]).transform(String)).default([]),
   /** Files we read ourselves (TOOLS_COMPACT.md, HEARTBEAT.md, topic extras) above this are skipped. */
   maxFileBytes: z.number().int().min(1).max(2 * 1024 * 1024).default(DEFAULT_MAX_FILE_BYTES),
+  /** Which sessions get the ORCHESTRATION set (session-key globs, agent ids, forum topic ids); none by default. */
+  orchestration: orchestrationRuleSchema.optional(),
+  /** The on-demand line naming the files a session's set left out (on-demand.ts); false switches it off. */
+  onDemandIndex: z.boolean().default(true),
   /** Host version whose post-hook filters to assume (see host-filters.ts); default: newest known. */
   hostVersion: z.string().regex(/^\d{4}\.\d{1,2}\.\d{1,2}/, "expected a version like 2026.9.6").optional(),
 });

@@ -50,3 +50,19 @@ export async function readWorkspaceFile(workspaceDir: string, relativeName: stri
   }
   return { ok: true, path: lexical, content };
 }
+
+/**
+ * Whether a regular file of that name lies in the workspace (its real path inside the real
+ * workspace). A stat, never a read: used for private files (MEMORY.md) that the hook only names.
+ */
+export async function workspaceFileExists(workspaceDir: string, relativeName: string): Promise<boolean> {
+  const root = path.resolve(workspaceDir);
+  const lexical = path.resolve(root, relativeName);
+  if (!isInside(root, lexical)) return false;
+  try {
+    const [realRoot, realFile] = await Promise.all([fs.realpath(root), fs.realpath(lexical)]);
+    return isInside(realRoot, realFile) && (await fs.stat(realFile)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -10,7 +10,7 @@ import type { EthosContextConfig, GroupScope } from "./config.ts";
 // Privacy scope of retrieval. Workspace memories are personal: they reach MAIN_SESSION and
 // PRIVATE_DM prompts only (configurable down, never up). A group or forum topic gets memories only
 // when the operator lists it with its own memory folder, and then only from that folder.
-// Subagents, external DMs, cron/heartbeat runs and unrecognised keys get nothing.
+// Subagents, external DMs, orchestration sessions, cron/heartbeat runs and unrecognised keys get nothing.
 
 export type RetrievalSource = { kind: "workspace" } | { kind: "group"; memoryDir: string };
 

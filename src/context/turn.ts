@@ -4,6 +4,8 @@
 // config, and the sender rule (session/identity.ts) is applied from the sender the event carries or,
 // for events without one, from the senders message:received noted for the session (the ledger).
 import type { OpenClawConfig } from "../host/events.ts";
+import { policyForConfig } from "../bootstrap/run.ts";
+import type { OrchestrationRule } from "../session/orchestration.ts";
 import { classifySession } from "../session/classify.ts";
 import { classificationForSenders, senderIsOwner } from "../session/identity.ts";
 import { resolveMainKeys, resolveOwners } from "../session/owners.ts";
@@ -22,7 +24,7 @@ export type Turn = {
 
 /** A key classified on its own, for callers outside a turn (benches, explain): no sender, no cache. */
 export function classifyByKey(sessionKey: string | undefined, cfg: OpenClawConfig | undefined): SessionClassification {
-  return classifySession(sessionKey, { ownerIds: resolveOwners(cfg).owners, mainKeys: resolveMainKeys(cfg) });
+  return classifySession(sessionKey, { ownerIds: resolveOwners(cfg).owners, mainKeys: resolveMainKeys(cfg), orchestration: policyForConfig(cfg).orchestration });
 }
 
 /** Classified keys kept per owner list (a gateway serves a handful of sessions at a time), and owner lists kept. */
@@ -30,8 +32,8 @@ const MAX_KEYS_PER_CONFIG = 256;
 const MAX_SIGNATURES = 8;
 const NO_CONFIG = {};
 
-/** What a classification depends on in a config: its owners and main keys (`signature` names them). */
-type ConfigFacts = { owners: ResolvedOwners; mainKeys: string[]; signature: string };
+/** What a classification depends on in a config: its owners, main keys and orchestration rule (`signature` names them). */
+type ConfigFacts = { owners: ResolvedOwners; mainKeys: string[]; orchestration: OrchestrationRule | undefined; signature: string };
 
 export type TurnClassifierDeps = { classify?: typeof classifySession; now?: () => number };
 
@@ -58,7 +60,9 @@ export class TurnClassifier {
     if (!facts) {
       const owners = resolveOwners(cfg);
       const mainKeys = resolveMainKeys(cfg);
-      facts = { owners, mainKeys, signature: JSON.stringify([owners.owners, mainKeys]) };
+      // An orchestration session (aci-bootstrap's rule) is never the operator's main session, for memory either.
+      const orchestration = policyForConfig(cfg).orchestration;
+      facts = { owners, mainKeys, orchestration, signature: JSON.stringify([owners.owners, mainKeys, orchestration ?? null]) };
       this.facts.set(key, facts);
     }
     return facts;
@@ -77,7 +81,7 @@ export class TurnClassifier {
     const cacheKey = sessionKey ?? "";
     let classification = byKey.get(cacheKey);
     if (!classification) {
-      classification = this.classify(sessionKey, { ownerIds: facts.owners.owners, mainKeys: facts.mainKeys });
+      classification = this.classify(sessionKey, { ownerIds: facts.owners.owners, mainKeys: facts.mainKeys, orchestration: facts.orchestration });
       if (byKey.size >= MAX_KEYS_PER_CONFIG) byKey.delete(byKey.keys().next().value as string);
     } else byKey.delete(cacheKey);
     byKey.set(cacheKey, classification);

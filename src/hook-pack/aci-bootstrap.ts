@@ -4,6 +4,7 @@ import { getLogger, logToGatewayFile } from "../core/log.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
 import { isAgentBootstrapEvent } from "../host/events.ts";
 import { filesAfterFailure } from "../bootstrap/fail-closed.ts";
+import { noteRunStart } from "../bootstrap/heartbeat-run.ts";
 import { startupOpenClawConfig } from "../bootstrap/run.ts";
 import { hookPack } from "./service.ts";
 
@@ -13,6 +14,9 @@ logToGatewayFile();
 startupOpenClawConfig();
 
 export default async function aciBootstrapHandler(event: unknown): Promise<void> {
+  // message:preprocessed announces the run about to start (a heartbeat or not, 2026.3.13): noted
+  // synchronously, before the host goes on to that run's agent:bootstrap. Never throws.
+  noteRunStart(event);
   let received: unknown;
   try {
     if (!isAgentBootstrapEvent(event)) return;

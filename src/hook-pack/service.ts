@@ -5,6 +5,7 @@
 import { loadOpenClawConfigFile } from "../host/config-file.ts";
 import type { AgentBootstrapEvent, MessageReceivedEvent, OpenClawConfig } from "../host/events.ts";
 import { sessionKeyOf } from "../host/events.ts";
+import { asHeartbeatRun, takeHeartbeatMark } from "../bootstrap/heartbeat-run.ts";
 import { startupOpenClawConfig } from "../bootstrap/run.ts";
 import type { RunResult } from "../bootstrap/run.ts";
 import { ContextService } from "../context/turn-service.ts";
@@ -50,7 +51,11 @@ export class HookPack {
   turnOfBootstrap(event: AgentBootstrapEvent, cfg: OpenClawConfig | undefined = this.cfgForBootstrap(event)): Turn {
     let turn = this.bootstrapTurns.get(event);
     if (!turn) {
-      turn = this.context.turns.turn(sessionKeyOf(event), cfg);
+      const sessionKey = sessionKeyOf(event);
+      turn = this.context.turns.turn(sessionKey, cfg);
+      // A heartbeat run announced by message:preprocessed (2026.3.13; heartbeat-run.ts) is automation:
+      // the heartbeat set, no memory. The note is used up by the run's first bootstrap event.
+      if (takeHeartbeatMark(sessionKey)) turn = { ...turn, classification: asHeartbeatRun(turn.classification) };
       this.bootstrapTurns.set(event, turn);
     }
     return turn;

@@ -9,7 +9,7 @@ import { hostDroppedNames, hostVersionFor } from "../bootstrap/host-filters.ts";
 import { sessionContextFor } from "../bootstrap/run.ts";
 import type { BootstrapFileRecord, OpenClawConfig } from "../host/events.ts";
 import { classifySession } from "../session/classify.ts";
-import { sampleSessionKeys } from "../session/sample-keys.ts";
+import { sampleOrchestration, sampleSessionKeys } from "../session/sample-keys.ts";
 import type { SessionType } from "../session/types.ts";
 
 // Appendix A baseline: what OpenClaw 2026.9.6 injects today, per file and per session type, and what
@@ -121,13 +121,14 @@ export async function measureSessions(params: { workspace: string; types: readon
   // A PRIVATE_DM needs an owner id; without one configured, a placeholder stands in for it.
   const ownerId = owners.owners[0]?.id.toLowerCase() ?? OWNER_PLACEHOLDER;
   const ownerIds = owners.owners.length > 0 ? owners.owners : [{ id: OWNER_PLACEHOLDER }];
-  const keys = sampleSessionKeys(ownerId, owners.owners[0]?.channel);
+  const orchestration = sampleOrchestration(policy.orchestration);
+  const keys = sampleSessionKeys(ownerId, owners.owners[0]?.channel, orchestration.key);
   const limits = resolveBootstrapLimits(params.cfg, "main");
   const hostVersion = baselineHostVersion(params.cfg);
   const rows: SessionRow[] = [];
   for (const type of params.types) {
     const sessionKey = keys[type];
-    const classification = classifySession(sessionKey, { ownerIds, mainKeys });
+    const classification = classifySession(sessionKey, { ownerIds, mainKeys, orchestration: orchestration.rule });
     // The same per-version model of the host's record list as `npm run explain`.
     const hostInput = await simulateHostRecords(params.workspace, classification, hostVersion);
     const row: SessionRow = { type, classifiedAs: classification.type, sessionKey, today: totalsOf(hostInput, limits) };

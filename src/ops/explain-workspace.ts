@@ -3,7 +3,7 @@
 import { estimateTokens } from "../core/tokens.ts";
 import type { BootstrapFileRecord, OpenClawConfig } from "../host/events.ts";
 import { classifySession } from "../session/classify.ts";
-import { sampleSessionKeys } from "../session/sample-keys.ts";
+import { SAMPLE_ORCHESTRATION_TOPIC, sampleOrchestration, sampleSessionKeys } from "../session/sample-keys.ts";
 import { SESSION_TYPES } from "../session/types.ts";
 import type { SessionClassification, SessionType } from "../session/types.ts";
 import { applyBootstrapPolicy } from "../bootstrap/apply.ts";
@@ -12,6 +12,7 @@ import { estimateInjection, resolveBootstrapLimits } from "../bootstrap/budget.t
 import type { BootstrapLimits } from "../bootstrap/budget.ts";
 import { hostCoreFiles, hostDroppedNames, hostPreHookNames, hostVersionFor } from "../bootstrap/host-filters.ts";
 import { sessionContextFor } from "../bootstrap/run.ts";
+import { onDemandLine } from "../bootstrap/on-demand.ts";
 import { readWorkspaceFile } from "../bootstrap/workspace-read.ts";
 import { channelsFor, currentSetup, formatChannels } from "../context/channels.ts";
 import type { ChannelRow, HostSetup } from "../context/channels.ts";
@@ -61,6 +62,8 @@ export type SessionExplanation = {
   skipped: string[];
   /** Files the set asks for that the host drops after hooks. */
   hostGaps: string[];
+  /** The on-demand line this session gets (on-demand.ts), the record it rides on, and its cost. */
+  onDemand?: { names: string[]; carrier: string; text: string; tokens: number };
   bulkTokens: number;
   reductionVsBeforePct: number;
   reductionVsBulkPct: number;
@@ -71,6 +74,8 @@ export type Explanation = {
   hostVersion: string;
   limits: BootstrapLimits;
   ownerSource: string;
+  /** Set when no configured rule names a session: the sample that stands in for ORCHESTRATION. */
+  orchestrationSource?: string;
   configOk: boolean;
   configError?: string;
   sessions: SessionExplanation[];
@@ -115,14 +120,17 @@ export async function explainWorkspace(options: ExplainOptions): Promise<Explana
   // Without configured owners, a sample owner id stands in so PRIVATE_DM can be shown.
   const ownerIds = owners.owners.length > 0 ? owners.owners : [{ id: SAMPLE_OWNER_ID }];
   const hostVersion = options.hostVersion ?? hostVersionFor(policy.hostVersion, options.cfg);
+  // Without a configured orchestration rule, a sample forum topic stands in so ORCHESTRATION can be shown.
+  const orchestration = options.sessionKey ? { rule: policy.orchestration, key: "", sample: false } : sampleOrchestration(policy.orchestration);
+  const classify = (key: string) => classifySession(key, { ownerIds, mainKeys, orchestration: orchestration.rule });
   const keys = options.sessionKey
     ? [options.sessionKey]
-    : SESSION_TYPES.map((type) => sampleSessionKeys(ownerIds[0]!.id.toLowerCase(), ownerIds[0]!.channel)[type]);
+    : SESSION_TYPES.map((type) => sampleSessionKeys(ownerIds[0]!.id.toLowerCase(), ownerIds[0]!.channel, orchestration.key)[type]);
 
   const sessions: SessionExplanation[] = [];
   let limits = resolveBootstrapLimits(options.cfg, "main");
   for (const sessionKey of keys) {
-    const classification = classifySession(sessionKey, { ownerIds, mainKeys });
+    const classification = classify(sessionKey);
     limits = resolveBootstrapLimits(options.cfg, classification.agentId);
     const incoming = await simulateHostRecords(options.workspaceDir, classification, hostVersion);
     const hostDropsBefore = new Set(hostDroppedNames(incoming, classification, options.workspaceDir, hostVersion));
@@ -154,7 +162,7 @@ export async function explainWorkspace(options: ExplainOptions): Promise<Explana
     const names = (files: readonly InjectedFile[]) => files.map((file) => file.name);
     const rows = sessions.map((session, i) =>
       channelsFor({
-        classification: classifySession(session.sessionKey, { ownerIds, mainKeys }),
+        classification: classify(session.sessionKey),
         sessionKey: session.sessionKey,
         cfg: options.cfg,
         filesByVersion: { "2026.3.13": names(old[i]!.injected), "2026.9.6": names(nine[i]!.injected) },
@@ -167,6 +175,7 @@ export async function explainWorkspace(options: ExplainOptions): Promise<Explana
     hostVersion,
     limits,
     ownerSource: owners.owners.length > 0 ? owners.source : `none (sample owner id ${SAMPLE_OWNER_ID} used for PRIVATE_DM)`,
+    ...(orchestration.sample ? { orchestrationSource: `none configured (sample topic ${SAMPLE_ORCHESTRATION_TOPIC} used for ORCHESTRATION)` } : {}),
     configOk: policy.configOk,
     ...(policy.configError ? { configError: policy.configError } : {}),
     sessions,
@@ -196,6 +205,7 @@ function toExplanation(
     added: decision.added,
     skipped: decision.skipped.map((skip) => `${skip.name} (${skip.reason})`),
     hostGaps: decision.hostFiltered,
+    ...(decision.onDemandCarrier ? { onDemand: { names: decision.onDemand, carrier: decision.onDemandCarrier, text: onDemandLine(decision.onDemand), tokens: decision.onDemandTokens ?? 0 } } : {}),
     bulkTokens,
     reductionVsBeforePct: reduction(tokensBefore, tokensAfter),
     reductionVsBulkPct: reduction(bulkTokens, tokensAfter),
@@ -218,6 +228,7 @@ export function formatExplanation(explanation: Explanation): string {
     `# aci-bootstrap explain: ${explanation.workspaceDir}`,
     "",
     `host filters: openclaw ${explanation.hostVersion} · budgets: ${explanation.limits.maxChars} chars/file, ${explanation.limits.totalMaxChars} total · owners: ${explanation.ownerSource}` +
+      (explanation.orchestrationSource ? ` · orchestration: ${explanation.orchestrationSource}` : "") +
       (explanation.configOk ? "" : ` · CONFIG ERROR (defaults used): ${explanation.configError}`),
     "tokens = ceil(chars / 4), the bundle's one estimator (src/core/tokens.ts)",
     "",
@@ -236,6 +247,13 @@ export function formatExplanation(explanation: Explanation): string {
     lines.push(
       `- ${session.sessionType}: the set asks for ${session.hostGaps.join(", ")}, but openclaw ${explanation.hostVersion} drops ${session.hostGaps.length > 1 ? "them" : "it"} after hooks (${session.sessionKey.split(":").slice(0, 3).join(":")}:… keys). Injected instead: ${names(session.injected)}.`,
     );
+  }
+  lines.push("", "## On-demand index", "", "One line appended to the record named, byte-identical on every turn: the files the set left out and when to read them (tokens included above).", "");
+  const indexed = explanation.sessions.filter((session) => session.onDemand);
+  if (indexed.length === 0) lines.push("none: no session type left out a file that exists here, or the index is off (onDemandIndex: false).");
+  for (const session of explanation.sessions) {
+    if (session.onDemand) lines.push(`- ${session.sessionType} (on ${session.onDemand.carrier}, +${session.onDemand.tokens} tokens): ${session.onDemand.text}`);
+    else if (session.dropped.length > 0 && session.injected.length === 0) lines.push(`- ${session.sessionType}: none (no record of its set reaches the model on openclaw ${explanation.hostVersion} to carry it)`);
   }
   const skipped = explanation.sessions.filter((session) => session.skipped.length > 0);
   if (skipped.length > 0) {

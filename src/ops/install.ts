@@ -13,6 +13,7 @@ import { checkPackFiles, HOOK_NAMES, hookPackUnit, PACK_ID, workspaceHookDir } f
 import { applyCarriedSettings, carriedSettings, RETIRED_UNIT_IDS, removeRetiredKeys, retiredUnits } from "./companion-migration.ts";
 import type { MigrationRecord } from "./companion-migration.ts";
 import { pluginServesHost } from "../host/version.ts";
+import { gitignoreUnit } from "./gitignore-unit.ts";
 import type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
 
 export type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
@@ -79,6 +80,7 @@ const UNITS_BY_ID: Record<string, InstallUnit> = {
   [companionUnit.id]: companionUnit,
   [PLUGIN_UNIT_ID]: pluginUnit(),
   "plugin-package": { ...pluginUnit(), id: "plugin-package" },
+  [gitignoreUnit.id]: gitignoreUnit,
 };
 
 /** The units a record names, in install order (uninstall runs them in reverse). */
@@ -108,7 +110,7 @@ async function writeRecord(configPath: string, record: InstallRecord): Promise<v
 
 export type InstallReport = { mode: InstallMode; steps: string[]; lines: string[]; problems: string[] };
 
-export async function install(params: InstallParams, units: InstallUnit[] = [hookPackUnit]): Promise<InstallReport> {
+export async function install(params: InstallParams, units: InstallUnit[] = [hookPackUnit, gitignoreUnit]): Promise<InstallReport> {
   const steps: string[] = [];
   const log = (line: string) => {
     steps.push(line);
@@ -247,7 +249,7 @@ export async function installPlugin(params: InstallParams, tarball: string): Pro
       return installed;
     },
   };
-  const report = await install(params, [withSettings]);
+  const report = await install(params, [withSettings, gitignoreUnit]);
   if (migrated && !record) {
     // A companion found in openclaw.json without a record of ours: the new record says it happened.
     const fresh = await readRecord(params.configPath);
@@ -298,7 +300,7 @@ export async function uninstallPlugin(params: InstallParams): Promise<UninstallR
  */
 export async function installedArtifact(params: Pick<InstallParams, "configPath" | "workspace" | "env">): Promise<"plugin" | "hook-pack"> {
   const record = await readRecord(params.configPath);
-  if (record) return Object.keys(record.units).some((id) => UNITS_BY_ID[id] && UNITS_BY_ID[id]!.id !== hookPackUnit.id && UNITS_BY_ID[id]!.id !== "companion-plugin") ? "plugin" : "hook-pack";
+  if (record) return Object.keys(record.units).some((id) => id === PLUGIN_UNIT_ID || id === "plugin-package") ? "plugin" : "hook-pack";
   const config = await readOpenClawJson(params.configPath).catch(() => undefined);
   const entries = (config?.plugins as { entries?: Record<string, unknown> } | undefined)?.entries;
   const packThere = (await exists(path.join(openClawStateDir(params.env), "hooks", PACK_ID))) || (await exists(workspaceHookDir(params.workspace)));

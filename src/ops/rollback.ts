@@ -3,6 +3,7 @@ import path from "node:path";
 import { HOOK_KEYS } from "../host/ids.ts";
 import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
+import { ON_DEMAND_HEADING_TEXT, SHEDDING_HEADING, TOOLS_INSTRUCTION_LINE } from "../bootstrap/soul-instructions.ts";
 import { setHooksEnabled } from "./hook-toggle.ts";
 import { detectEol, replaceLines, sectionsMatching, splitLines } from "./markdown.ts";
 import { backupsDir, phase0BackupPath } from "./paths.ts";
@@ -74,9 +75,8 @@ async function restoreFromBackup(workspace: string, file: BackupFile): Promise<R
   };
 }
 
-// Phase 3 adds a shedding section; phase 4 adds a "read TOOLS.md when needed" instruction.
-const SHEDDING_HEADING = /shedding/i;
-const TOOLS_INSTRUCTION_LINE = /\bread\s+(?:the\s+)?(?:full\s+)?`?TOOLS\.md`?/i;
+// Phase 3 adds a shedding section; phase 4 adds a "read TOOLS.md when needed" instruction
+// (src/bootstrap/soul-instructions.ts says how each is recognised).
 
 /** Text of SOUL.md with the Phase 3 or Phase 4 additions removed (unchanged when absent). */
 export function removeSoulAddition(text: string, kind: "shedding" | "tools-instruction"): { text: string; removed: number } {
@@ -91,7 +91,11 @@ export function removeSoulAddition(text: string, kind: "shedding" | "tools-instr
   }
   const lines = splitLines(text);
   const kept = lines.filter((line) => !TOOLS_INSTRUCTION_LINE.test(line));
-  return { text: kept.join(detectEol(text)), removed: lines.length - kept.length };
+  let result = kept.join(detectEol(text));
+  // The "## On demand" section the soul-instructions command made for that line goes too, once empty.
+  const section = sectionsMatching(result, new RegExp(`^${ON_DEMAND_HEADING_TEXT}$`), 2).find((candidate) => splitLines(result).slice(candidate.startLine + 1, candidate.endLine).every((line) => line.trim() === ""));
+  if (kept.length < lines.length && section) result = replaceLines(result, section.startLine, section.endLine, "");
+  return { text: result, removed: lines.length - kept.length };
 }
 
 async function editSoul(workspace: string, kind: "shedding" | "tools-instruction"): Promise<RollbackStep> {

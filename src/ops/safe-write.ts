@@ -9,6 +9,16 @@ export async function sha256File(file: string): Promise<string> {
   return crypto.createHash("sha256").update(await fs.readFile(file)).digest("hex");
 }
 
+/** The file's text, or undefined when it does not exist (any other error is thrown). */
+export async function readTextIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
 export async function exists(file: string): Promise<boolean> {
   try {
     await fs.access(file);

@@ -23,6 +23,8 @@ import { readOpenClawJson } from "./openclaw-json.ts";
 import { PLUGIN_UNIT_ID } from "./plugin-install.ts";
 import { pluginPackageStatus } from "./plugin-status.ts";
 import type { PluginPackageStatus } from "./plugin-status.ts";
+import { checkSoulInstructions } from "./soul-instructions.ts";
+import type { SoulInstructionsCheck } from "./soul-instructions.ts";
 
 // `npm run status`: what an operator wants to know first, in plain words. Everything is read from
 // files (openclaw.json, the install record, our log file, the index cache); the openclaw CLI is
@@ -52,6 +54,8 @@ export type StatusReport = {
   pluginPackage?: PluginPackageStatus;
   /** The hook pack + companion plugin a plugin install replaced, and the settings it carried. */
   migratedFrom?: InstallRecord["migratedFrom"];
+  /** SOUL.md as it is now against the spec's on-demand instructions (the required memory entry first). */
+  soul: SoulInstructionsCheck;
 };
 
 const MAX_LOG_TAIL_BYTES = 4 * 1024 * 1024;
@@ -241,6 +245,7 @@ export async function collectStatus(params: {
     pluginPackage: pluginPackageStatus(cfg as OpenClawConfig | undefined, env),
     captured: await capturedTodayStatus(params.workspace, params.now ?? new Date()),
     forgotten: await recentForgets(params.workspace),
+    soul: await checkSoulInstructions(params.workspace),
   };
 }
 
@@ -326,6 +331,7 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
   out.push("", `Config errors the gateway logged at its last load${report.logFile ? ` (${report.logFile})` : ""}`);
   if (report.configLogged.length === 0) out.push("  none");
   for (const issue of report.configLogged) out.push(`  - ${issue.time ?? ""} ${issue.key}: ${issue.reason}`);
+  out.push("", ...formatSoulCheck(report.soul, now));
   out.push("", "Recent decisions per session type");
   if (!report.logFile) out.push("  file logging is off (OPENCLAW_CONTEXT_LOG_FILE=off)");
   else if (Object.keys(report.decisions).length === 0) out.push(`  none logged yet in ${report.logFile}`);
@@ -354,4 +360,13 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
     out.push(`  ${ago(forget.ts, now)}  ${forget.id}  ${forget.origin}: ${forget.facts.join("; ")} (${state})`);
   }
   return out.join("\n");
+}
+
+/** The SOUL.md lines of status (doctor shows the same check). */
+export function formatSoulCheck(soul: SoulInstructionsCheck, now = Date.now()): string[] {
+  if (!soul.exists) return [`SOUL.md (${soul.soulPath})`, "  not found: every session type's set starts with SOUL.md"];
+  const out = [`SOUL.md (${soul.soulPath}; ${soul.tokens} tokens, AC-7 wants <= ${soul.maxTokens}; changed ${soul.modifiedAt ? ago(soul.modifiedAt, now) : "?"}, checked now)`];
+  for (const item of soul.items) out.push(`  ${item.present ? "ok" : item.part === "memory" ? "WARNING" : "missing"} (phase ${item.phase}) ${item.detail}`);
+  if (soul.items.some((item) => !item.present)) out.push("  add what is missing (the diff first, then --apply): npm run soul-instructions, or openclaw context soul-instructions");
+  return out;
 }

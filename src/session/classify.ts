@@ -13,12 +13,16 @@ import { getLogger } from "../core/log.ts";
 import type { SessionClassification, SessionType } from "./types.ts";
 import { isOwnerPeer, ownersFrom } from "./owners.ts";
 import type { OwnerId } from "./owners.ts";
+import { applyOrchestrationRule } from "./orchestration.ts";
+import type { OrchestrationRule } from "./orchestration.ts";
 
 export type ClassifyOptions = {
   /** The operator's ids (owners.ts: resolveOwners; a plain string is parsed like an owner-list entry). */
   ownerIds: Iterable<OwnerId | string>;
   /** Extra main-session keys (`session.mainKey` in openclaw.json); "main" always counts. */
   mainKeys?: Iterable<string>;
+  /** The operator's orchestration rule (aci-bootstrap `orchestration`), applied after the shape rules. */
+  orchestration?: OrchestrationRule;
 };
 
 /** Peer kinds as core's `parseCanonicalSessionPeerShape` knows them, plus `room` (docs). */
@@ -130,12 +134,21 @@ function result(
  *  8 main key, dashboard, explicit → MAIN_SESSION
  *  9 unknown shape with a DM or group deeper in it → EXTERNAL_DM (stranger) / GROUP_CHAT
  * 10 anything else → FALLBACK (warned once per shape)
+ * Then the operator's orchestration rule may turn a conversation into ORCHESTRATION (orchestration.ts).
  */
 export function classifySession(key: string | undefined, options: ClassifyOptions): SessionClassification {
+  const byShape = classifyByShape(key, options);
+  const classification = typeof key === "string" ? applyOrchestrationRule(key, byShape, options.orchestration) : byShape;
+  // A key the operator named is not "unrecognised", whatever its shape.
+  if (classification === byShape && unrecognised.has(byShape)) warnOnce(byShape);
+  return classification;
+}
+
+function classifyByShape(key: string | undefined, options: ClassifyOptions): SessionClassification {
   const owners = ownersFrom(options.ownerIds);
   if (typeof key !== "string" || key.trim().length === 0) return result("FALLBACK", "empty-key", undefined);
   const parsed = splitKey(key.trim());
-  if (!parsed) return warnOnce(result("FALLBACK", "malformed-agent-key", { rest: [], prefix: key.trim().split(":") }));
+  if (!parsed) return unrecognisedShape(result("FALLBACK", "malformed-agent-key", { rest: [], prefix: key.trim().split(":") }));
   const { rest } = parsed;
   const head = lower(rest[0]);
   const hasId = rest.length >= 2 && rest[1] !== "";
@@ -187,17 +200,25 @@ export function classifySession(key: string | undefined, options: ClassifyOption
   // Only an owner's DM keeps FALLBACK (warned like any unknown shape).
   // Positions 0 to LAST_CONVERSATION_INDEX found nothing above, so a match here is deeper.
   const deep = parseConversation(rest, 0, rest.length);
-  if (deep?.kind === "group") return warnOnce(result("GROUP_CHAT", "group-unknown-shape", parsed));
+  if (deep?.kind === "group") return unrecognisedShape(result("GROUP_CHAT", "group-unknown-shape", parsed));
   if (deep && !isOwnerPeer(owners, deep.channel, deep.peerId)) {
-    return warnOnce(result("EXTERNAL_DM", "dm-other-unknown-shape", parsed, { peerId: deep.peerId }));
+    return unrecognisedShape(result("EXTERNAL_DM", "dm-other-unknown-shape", parsed, { peerId: deep.peerId }));
   }
-  return warnOnce(result("FALLBACK", "unknown-shape", parsed));
+  return unrecognisedShape(result("FALLBACK", "unknown-shape", parsed));
 }
 
 function lowerSet(values: Iterable<string>): Set<string> {
   const set = new Set<string>();
   for (const value of values) if (typeof value === "string" && value.trim()) set.add(lower(value.trim()));
   return set;
+}
+
+// Results of the unknown-shape rules, warned about once the orchestration rule has had its say.
+const unrecognised = new WeakSet<SessionClassification>();
+
+function unrecognisedShape(classification: SessionClassification): SessionClassification {
+  unrecognised.add(classification);
+  return classification;
 }
 
 // One warning per distinct key shape, not one per turn; bounded so hostile keys cannot grow it.

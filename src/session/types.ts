@@ -4,6 +4,7 @@ export const SESSION_TYPES = [
   "EXTERNAL_DM",
   "FORUM_TOPIC",
   "GROUP_CHAT",
+  "ORCHESTRATION",
   "SUBAGENT",
   "HEARTBEAT_CRON",
   "FALLBACK",
@@ -15,6 +16,8 @@ export type SessionClassification = {
   type: SessionType;
   /** Name of the ordered rule that matched, for the decision log. */
   rule: string;
+  /** The type the key's shape alone gives, when a configured rule overrode it (ORCHESTRATION). */
+  baseType?: SessionType;
   agentId?: string;
   channel?: string;
   peerId?: string;

@@ -11,9 +11,9 @@ describe("explain on the sample workspace", async () => {
   const byType = Object.fromEntries(explanation.sessions.map((session) => [session.sessionType, session]));
   const injectedNames = (type: string) => byType[type].injected.map((file: { name: string }) => file.name);
 
-  it("covers all eight session types", () => {
+  it("covers all nine session types", () => {
     expect(Object.keys(byType).sort()).toEqual(
-      ["EXTERNAL_DM", "FALLBACK", "FORUM_TOPIC", "GROUP_CHAT", "HEARTBEAT_CRON", "MAIN_SESSION", "PRIVATE_DM", "SUBAGENT"],
+      ["EXTERNAL_DM", "FALLBACK", "FORUM_TOPIC", "GROUP_CHAT", "HEARTBEAT_CRON", "MAIN_SESSION", "ORCHESTRATION", "PRIVATE_DM", "SUBAGENT"],
     );
   });
 

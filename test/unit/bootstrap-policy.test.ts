@@ -58,7 +58,7 @@ describe("operator overrides", () => {
 
 describe("config errors name the key; only the bad key (or list entry) is dropped", () => {
   const bad: Array<[string, unknown, string]> = [
-    ["unknown session type", { fileSets: { ORCHESTRATION: ["AGENTS.md"] } }, "hooks.internal.entries.aci-bootstrap.fileSets"],
+    ["unknown session type", { fileSets: { WEBHOOK: ["AGENTS.md"] } }, "hooks.internal.entries.aci-bootstrap.fileSets"],
     ["non-.md name", { fileSets: { GROUP_CHAT: ["notes.txt"] } }, "hooks.internal.entries.aci-bootstrap.fileSets.GROUP_CHAT.0"],
     ["absolute path", { fileSets: { GROUP_CHAT: ["/etc/SOUL.md"] } }, "fileSets.GROUP_CHAT.0"],
     ["windows absolute path", { topicFiles: { "15": ["C:\\x\\ops.md"] } }, "topicFiles.15.0"],

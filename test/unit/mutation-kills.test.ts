@@ -13,7 +13,7 @@ import { LockUnavailableError, lockPathFor, ownerPathFor, parseOwner, withFileLo
 import { ConcurrentEditError, ContentChangedError, updateFileLocked } from "../../src/fs/locked-writes.ts";
 import { classifySession, keyShapeOf, resetClassifierWarnings } from "../../src/session/classify.ts";
 import { resolveMainKeys, resolveOwners } from "../../src/session/owners.ts";
-import { sampleSessionKeys } from "../../src/session/sample-keys.ts";
+import { sampleOrchestration, sampleSessionKeys } from "../../src/session/sample-keys.ts";
 import { SESSION_TYPES } from "../../src/session/types.ts";
 import { bootstrapEvent, hostList, namesOf } from "./hardening/bootstrap-events.ts";
 
@@ -161,9 +161,12 @@ describe("classify.ts: unknown-shape warnings", () => {
 
 describe("sample-keys.ts", () => {
   it("each sample key classifies as its own session type", () => {
-    const samples = sampleSessionKeys("77");
+    const orchestration = sampleOrchestration(undefined);
+    const samples = sampleSessionKeys("77", "telegram", orchestration.key);
     expect(Object.keys(samples).sort()).toEqual([...SESSION_TYPES].sort());
-    for (const type of SESSION_TYPES) expect(classifySession(samples[type], { ownerIds: ["77"] }).type).toBe(type);
+    for (const type of SESSION_TYPES) expect(classifySession(samples[type], { ownerIds: ["77"], orchestration: orchestration.rule }).type).toBe(type);
+    // Without the rule the orchestration sample is the forum topic it is.
+    expect(classifySession(samples.ORCHESTRATION, none).type).toBe("FORUM_TOPIC");
     expect(classifySession(samples.FORUM_TOPIC, none).topicId).toBe("15");
     expect(classifySession(samples.FALLBACK, none)).toMatchObject({ rule: "unknown-shape", keyShape: "agent:<id>:<id>:<id>" });
   });

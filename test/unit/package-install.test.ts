@@ -132,6 +132,22 @@ describe("npm run install-hooks on 2026.9 (the plugin) / openclaw context uninst
     expect(t.calls().at(-1)).toEqual(["plugins", "uninstall", "openclaw-context", "--force"]);
   });
 
+  it("the workspace's .gitignore gets ETHOS_CONTEXT.md at install and is back byte for byte after uninstall", async () => {
+    const t = setup();
+    const ws = path.join(t.root, "workspace");
+    fs.mkdirSync(ws);
+    fs.writeFileSync(path.join(ws, ".gitignore"), "node_modules\n");
+    const env = { ...t.env, OPENCLAW_WORKSPACE_DIR: ws };
+    const installed = await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], env);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(ws, ".gitignore"), "utf8")).toBe("node_modules\n/ETHOS_CONTEXT.md\n/.ETHOS_CONTEXT.md.*.tmp\n");
+    const removed = await runOpsScript("install.ts", ["--uninstall", "--config", t.config], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(".gitignore restored exactly as it was before install");
+    expect(fs.readFileSync(path.join(ws, ".gitignore"), "utf8")).toBe("node_modules\n");
+    expect(fs.readFileSync(t.config, "utf8")).toBe(CONFIG);
+  });
+
   it("another engine already in the slot stays, and is still there after uninstall", async () => {
     const t = setup(`{ "plugins": { "slots": { "contextEngine": "lossless" } } }\n`);
     const installed = await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], t.env);

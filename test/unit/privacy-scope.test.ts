@@ -36,7 +36,9 @@ const GROUP_PEER = "-100777";
 // Pure scope rules
 
 const config = (raw: unknown = {}) => parseEthosContextConfig(raw).config;
-const classify = (key: string) => classifySession(key, { ownerIds: [OWNER_ID] });
+/** The operator's orchestration rule (aci-bootstrap entry): it names one of the operator's main-session threads. */
+const ORCHESTRATION_RULE = { sessionKeys: ["agent:*:main:thread:orchestrator"], agentIds: [], topics: [] };
+const classify = (key: string) => classifySession(key, { ownerIds: [OWNER_ID], orchestration: ORCHESTRATION_RULE });
 
 /** One key per session type; each row also checks the classifier still says that type. */
 const KEYS: Record<SessionType, string[]> = {
@@ -45,6 +47,8 @@ const KEYS: Record<SessionType, string[]> = {
   EXTERNAL_DM: ["agent:main:telegram:direct:555001"],
   GROUP_CHAT: [`agent:main:telegram:group:${GROUP_PEER}`],
   FORUM_TOPIC: [`agent:main:telegram:group:${GROUP_PEER}:topic:3`],
+  // A main-session thread by its shape: the rule makes it an orchestration session, which gets no memory.
+  ORCHESTRATION: ["agent:main:main:thread:orchestrator"],
   SUBAGENT: ["agent:main:subagent:3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b"],
   HEARTBEAT_CRON: ["agent:main:cron:nightly:run:r1", "agent:main:main:heartbeat"],
   FALLBACK: ["agent:main:main:extra", "agent:main:my-custom-key"],
@@ -52,7 +56,7 @@ const KEYS: Record<SessionType, string[]> = {
 const ALLOWED: SessionType[] = ["MAIN_SESSION", "PRIVATE_DM"];
 
 describe("resolveRetrievalScope", () => {
-  it("only MAIN_SESSION and PRIVATE_DM get workspace memory by default; the six others get nothing", () => {
+  it("only MAIN_SESSION and PRIVATE_DM get workspace memory by default; the seven others get nothing", () => {
     for (const [type, keys] of Object.entries(KEYS) as [SessionType, string[]][]) {
       for (const key of keys) {
         const classification = classify(key);
@@ -65,7 +69,7 @@ describe("resolveRetrievalScope", () => {
   });
 
   it("scope.sessionTypes cannot list any other type", () => {
-    for (const type of ["FALLBACK", "HEARTBEAT_CRON", "SUBAGENT", "EXTERNAL_DM", "GROUP_CHAT", "FORUM_TOPIC"]) {
+    for (const type of ["FALLBACK", "HEARTBEAT_CRON", "SUBAGENT", "EXTERNAL_DM", "GROUP_CHAT", "FORUM_TOPIC", "ORCHESTRATION"]) {
       const parsed = parseEthosContextConfig({ scope: { sessionTypes: [type] } });
       expect(parsed.config.scope.sessionTypes, type).toEqual(["MAIN_SESSION", "PRIVATE_DM"]); // invalid key dropped, default kept
       expect(parsed.ok, type).toBe(false);
@@ -127,7 +131,7 @@ describe("classifySession: privacy-relevant edges", () => {
 type PrivacyPath = {
   name: string;
   /** One turn: the question, then whatever the path adds to the model's input ("" for nothing). */
-  turn(input: { sessionKey: string; question: string; entry: Record<string, unknown>; ws: string }): Promise<string>;
+  turn(input: { sessionKey: string; question: string; entry: Record<string, unknown>; ws: string; aciEntry?: Record<string, unknown> }): Promise<string>;
 };
 
 const root = tempRoot("privacy-scope-");
@@ -156,8 +160,8 @@ afterAll(() => {
 
 const hookPath: PrivacyPath = {
   name: "hook",
-  async turn({ sessionKey, question, entry, ws: workspace }) {
-    const cfg = useHookConfig(root, entry);
+  async turn({ sessionKey, question, entry, ws: workspace, aciEntry }) {
+    const cfg = useHookConfig(root, entry, aciEntry);
     const result: TurnResult = await hookTurn(handler, { ws: workspace, cfg, sessionKey, question });
     // The hook may only add its own record: every host record stays as received.
     const others = (result.files as { name: string }[]).filter((f) => f.name !== "ETHOS_CONTEXT.md");
@@ -178,10 +182,11 @@ const BASE = {
   writeContextFile: false,
   triage: false,
   memory: { persistIndex: false },
-  maxTokensBySessionType: { EXTERNAL_DM: 1000, GROUP_CHAT: 1000, FORUM_TOPIC: 1000, SUBAGENT: 1000, HEARTBEAT_CRON: 1000, FALLBACK: 1000 },
+  maxTokensBySessionType: { EXTERNAL_DM: 1000, GROUP_CHAT: 1000, FORUM_TOPIC: 1000, ORCHESTRATION: 1000, SUBAGENT: 1000, HEARTBEAT_CRON: 1000, FALLBACK: 1000 },
   scope: { ownerIds: [OWNER_ID] },
 };
 const SECRETS = [WORKSPACE_SENTINEL, USER_SENTINEL, GROUP_SENTINEL];
+const ACI_ENTRY = { orchestration: ORCHESTRATION_RULE };
 
 describe.each(PATHS.map((p) => [p.name, p] as const))("memory privacy on the %s path", (_name, privacyPath) => {
   let turnNo = 0;
@@ -197,15 +202,15 @@ describe.each(PATHS.map((p) => [p.name, p] as const))("memory privacy on the %s 
     for (const key of keys) {
       if (ALLOWED.includes(type)) {
         it(`${type} (${key}) gets the workspace memory (positive control)`, async () => {
-          const block = await privacyPath.turn({ sessionKey: fresh(key), question: QUESTION, entry: BASE, ws });
+          const block = await privacyPath.turn({ sessionKey: fresh(key), question: QUESTION, entry: BASE, ws, aciEntry: ACI_ENTRY });
           expect(block).toContain(WORKSPACE_SENTINEL);
           expect(block).not.toContain(GROUP_SENTINEL);
         });
       } else {
         it(`${type} (${key}) gets nothing`, async () => {
           const sessionKey = fresh(key);
-          expect(classifySession(sessionKey, { ownerIds: [OWNER_ID] }).type).toBe(type);
-          expect(await privacyPath.turn({ sessionKey, question: QUESTION, entry: BASE, ws })).toBe("");
+          expect(classify(sessionKey).type).toBe(type);
+          expect(await privacyPath.turn({ sessionKey, question: QUESTION, entry: BASE, ws, aciEntry: ACI_ENTRY })).toBe("");
         });
       }
     }

@@ -7,6 +7,7 @@ import { lineDiff } from "../line-diff.ts";
 import { detectEol, findSections, replaceLines, splitLines } from "../markdown.ts";
 import { backupsDir, initiativeDir, phase0BackupPath } from "../paths.ts";
 import { backupBeforeChange, exists, replaceFileWithBackup, sha256File } from "../safe-write.ts";
+import { soulPointsTo } from "../../bootstrap/soul-instructions.ts";
 import { DRAFT_NAME, QUEUE_NAME } from "./pipeline.ts";
 import { DEFAULT_WISDOM_LIMITS, REQUIRED_ENTRY, parseWisdomAnswer, validateWisdom } from "./validate.ts";
 
@@ -75,7 +76,7 @@ export async function planPromotion(workspace: string, options: { maxSoulTokens?
   if (soulTokens > maxSoulTokens) {
     problems.push(`SOUL.md would be ${soulTokens} tokens (> ${maxSoulTokens}, AC-7); compress the identity part first (spec Task 4: SOUL_COMPRESSED_DRAFT.md)`);
   }
-  if (!splitLines(after).some((line) => line.replace(/`/g, "").trim() === REQUIRED_ENTRY)) problems.push(`SOUL.md would lack the required entry: ${REQUIRED_ENTRY}`);
+  if (!soulPointsTo(after).memory) problems.push(`SOUL.md would lack the required entry: ${REQUIRED_ENTRY}`);
   if (await exists(path.join(workspace, "WISDOM.md"))) problems.push("WISDOM.md exists in the workspace root; wisdom lives only in SOUL.md (spec §3): remove it first");
   return { soulPath, before, after, diff: lineDiff(before, after, { before: "SOUL.md", after: "SOUL.md (promoted)" }), notes, problems };
 }

@@ -1,6 +1,7 @@
 import { estimateTokens } from "../../core/tokens.ts";
 import { analyzeText } from "../../memory/tokenize.ts";
 import type { Lesson } from "./sources.ts";
+import { REQUIRED_MEMORY_ENTRY, isMemoryEntryLine } from "../../bootstrap/soul-instructions.ts";
 
 // Step 3 of the wisdom pipeline: parse the model's answer and check every rule of spec §5 / AC-7.
 //
@@ -11,8 +12,8 @@ import type { Lesson } from "./sources.ts";
 // The ids are stripped from the draft and listed, with the lesson texts, in SOUL_WISDOM_TRACE.md
 // for the human review gate.
 
-export const REQUIRED_ENTRY =
-  "**When context feels incomplete, check your memory.** Read memory/YYYY-MM-DD.md and MEMORY.md when historical knowledge is needed.";
+/** The required memory entry (spec §5); one definition, shared with the hook and status. */
+export const REQUIRED_ENTRY = REQUIRED_MEMORY_ENTRY;
 const REQUIRED_NAME = "When context feels incomplete, check your memory.";
 
 export type WisdomEntry = { name: string; wisdom: string; citations: string[]; line: string; required: boolean };
@@ -22,13 +23,8 @@ export const DEFAULT_WISDOM_LIMITS: WisdomLimits = { minEntries: 12, maxEntries:
 
 const ENTRY_LINE = /^\s*(?:[-*+]\s+)?\*\*(.+?)\*\*\s*(.*?)\s*(?:\[\s*((?:L\d+\s*,?\s*)+)\])?\s*$/;
 
-/** Backticks, trailing spaces and list bullets do not make the required entry a different entry. */
-function canonical(line: string): string {
-  return line.replace(/`/g, "").replace(/^\s*[-*+]\s+/, "").replace(/\s+/g, " ").trim();
-}
-
 export function isRequiredEntry(entry: { name: string; wisdom: string }): boolean {
-  return canonical(`**${entry.name}** ${entry.wisdom}`) === canonical(REQUIRED_ENTRY);
+  return isMemoryEntryLine(`**${entry.name}** ${entry.wisdom}`);
 }
 
 export function parseWisdomAnswer(text: string): ParsedAnswer {

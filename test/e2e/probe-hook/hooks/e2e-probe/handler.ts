@@ -193,7 +193,14 @@ async function onMessageReceived(event: HookEvent): Promise<void> {
   }
 }
 
+/** message:preprocessed announces a run of the reply pipeline (heartbeats included); no bodies are logged. */
+function onMessagePreprocessed(event: HookEvent): void {
+  const context = event.context ?? {};
+  write({ event: "message:preprocessed", sessionKey: redact(event.sessionKey), contextKeys: Object.keys(context), provider: redact(context.provider), surface: redact(context.surface), from: redact(context.from) });
+}
+
 export default async function e2eProbe(event: HookEvent): Promise<void> {
   if (event?.type === "agent" && event.action === "bootstrap") return onBootstrap(event);
   if (event?.type === "message" && event.action === "received") return onMessageReceived(event);
+  if (event?.type === "message" && event.action === "preprocessed") return onMessagePreprocessed(event);
 }
