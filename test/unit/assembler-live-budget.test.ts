@@ -6,34 +6,17 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { setLogDestination } from "../../src/core/log.ts";
+import { afterAll, describe, expect, it } from "vitest";
 import { formatCorrection } from "../../src/capture/corrections.ts";
-import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
 import type { TurnContext } from "../../src/context/service.ts";
 import type { HostWindow } from "../../src/context/host-window.ts";
-import { resetSharedMemoryIndexes } from "../../src/memory/memory-index.ts";
 import type { SessionClassification } from "../../src/session/types.ts";
+import { useTurnEnv } from "./turn-env.ts";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "live-budget-"));
-const savedStateDir = process.env.OPENCLAW_STATE_DIR;
-beforeAll(() => (process.env.OPENCLAW_STATE_DIR = path.join(root, "state")));
-afterAll(() => {
-  if (savedStateDir === undefined) delete process.env.OPENCLAW_STATE_DIR;
-  else process.env.OPENCLAW_STATE_DIR = savedStateDir;
-  fs.rmSync(root, { recursive: true, force: true });
-});
-let logs: string[];
-beforeEach(() => {
-  logs = [];
-  setLogDestination({ write: (line: string) => void logs.push(line) } as never);
-});
-afterEach(async () => {
-  await flushContextFileWrites();
-  setLogDestination(undefined);
-  resetSharedMemoryIndexes();
-});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const env = useTurnEnv(() => root);
 
 const HOUR = 3_600_000;
 const now = new Date();
@@ -274,7 +257,7 @@ describe("the extension point: bounded, and never for anyone but the owner", () 
     expect(result.status).toBe("ok");
     expect(result.block).not.toContain("## People and organisations");
     expect(section(result.block, "hits").length).toBeGreaterThan(0);
-    expect(logs.some((line) => line.includes("context source gave nothing this turn") && line.includes("timed out after 50 ms"))).toBe(true);
+    expect(env.logs.some((line) => line.includes("context source gave nothing this turn") && line.includes("timed out after 50 ms"))).toBe(true);
   });
 
   it("a command that prints without end is cut at maxChars and stopped", async () => {
@@ -309,7 +292,7 @@ describe("the extension point: bounded, and never for anyone but the owner", () 
     fs.writeFileSync(outside, "- Outside secret plan\n");
     const settings = { external_context_source: outside, external_context_budget: 200 };
     expect((await turn(workspace({ "CONFIG.md": configMd(settings) }))).block).not.toContain("Outside secret plan");
-    expect(logs.some((line) => line.includes("outside-root"))).toBe(true);
+    expect(env.logs.some((line) => line.includes("outside-root"))).toBe(true);
     const viaOpenclawJson = await turn(workspace({ "CONFIG.md": configMd({ external_context_budget: 200 }) }), { ethos: { contextSources: { external: { file: outside } } } });
     expect(viaOpenclawJson.block).toContain("Outside secret plan");
   });

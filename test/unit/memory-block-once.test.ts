@@ -7,38 +7,21 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { setLogDestination } from "../../src/core/log.ts";
 import { triageInboundMessage } from "../../src/capture/triage.ts";
-import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { assembleContext } from "../../src/context/assembler.ts";
 import { assembleMemoryBlock, correctionItems } from "../../src/context/memory-block.ts";
 import { createMemoryContextService, turnReason } from "../../src/context/service.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
-import { resetSharedMemoryIndexes } from "../../src/memory/memory-index.ts";
 import { flattenMemoryText, renderMemoryText } from "../../src/memory/neutralise.ts";
+import { useTurnEnv } from "./turn-env.ts";
 
 const FAST = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.01, lock_max_retries: 500 };
 const MAIN = "agent:main:main";
 
 let ws: string;
-let logs: string[];
-const savedStateDir = process.env.OPENCLAW_STATE_DIR;
-
-beforeEach(() => {
-  ws = fs.mkdtempSync(path.join(os.tmpdir(), "block-once-"));
-  process.env.OPENCLAW_STATE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "block-once-state-"));
-  logs = [];
-  setLogDestination({ write: (line: string) => void logs.push(line) } as never);
-});
-afterEach(async () => {
-  await flushContextFileWrites();
-  setLogDestination(undefined);
-  resetSharedMemoryIndexes();
-  fs.rmSync(process.env.OPENCLAW_STATE_DIR!, { recursive: true, force: true });
-  if (savedStateDir === undefined) delete process.env.OPENCLAW_STATE_DIR;
-  else process.env.OPENCLAW_STATE_DIR = savedStateDir;
-  fs.rmSync(ws, { recursive: true, force: true });
-});
+beforeEach(() => void (ws = fs.mkdtempSync(path.join(os.tmpdir(), "block-once-"))));
+afterEach(() => fs.rmSync(ws, { recursive: true, force: true }));
+const env = useTurnEnv(() => ws);
 
 /** The owner says something in the main session (triage, correction log, capture), as message:received runs it. */
 const owner = (content: string) => triageInboundMessage({ content, workspaceDir: ws, now: new Date(), config: FAST, capture: true, sessionKey: MAIN });
@@ -48,7 +31,7 @@ let turns = 0;
 const ask = (service: ReturnType<typeof createMemoryContextService>, text: string) =>
   service.buildTurnContext({ sessionKey: MAIN, cfg, text, workspaceDir: ws, turnKey: `t${(turns += 1)}`, waitMs: 60_000 });
 const count = (text: string, word: string) => text.split(word).length - 1;
-const reasons = () => logs.filter((line) => line.includes('"memory context for this turn"')).map((line) => JSON.parse(line) as { reason: string; alreadyShown?: number });
+const reasons = () => env.logs.filter((line) => line.includes('"memory context for this turn"')).map((line) => JSON.parse(line) as { reason: string; alreadyShown?: number });
 
 describe("a memory appears once per block, in the slot that explains it best", () => {
   it("a corrected fact is shown once, under Corrections: not again as a search hit and as a recent note", async () => {
