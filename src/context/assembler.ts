@@ -84,6 +84,11 @@ export type SlotContent = {
   items: SlotItem[];
   /** Heading line of the block; default SLOT_TITLES[slot]; "" for none. */
   title?: string;
+  /**
+   * The slot's text for these items, when the caller lays the slot out itself (the search hits in
+   * the compact layout): what the slot needs and keeps is measured on it, and its items are never cut.
+   */
+  layout?: (items: readonly SlotItem[]) => string;
 };
 
 export type AssemblerBudgets = Pick<
@@ -120,7 +125,8 @@ export type SlotReport = {
   /** An item was dropped or cut for lack of room (not for being outside the recent window). */
   truncated: boolean;
   stolen: StealRecord[];
-  dropped: Array<{ id: string; reason: "stale" | "budget" | "duplicate" }>;
+  /** `of`: for a duplicate, the id of the item in a higher slot that shows the same memory. */
+  dropped: Array<{ id: string; reason: "stale" | "budget" | "duplicate"; of?: string }>;
   cut?: { id: string; keptChars: number; fullChars: number };
 };
 
@@ -179,10 +185,21 @@ function cutText(text: string, maxChars: number): string {
   return head.trimEnd() + CUT_MARK;
 }
 
-type Prepared = { slot: SlotName; title: string; items: SlotItem[]; full: string; stale: SlotItem[]; duplicates: SlotItem[] };
+type Prepared = {
+  slot: SlotName;
+  title: string;
+  items: SlotItem[];
+  full: string;
+  stale: SlotItem[];
+  duplicates: { item: SlotItem; of: string }[];
+  /** The slot's text for a prefix of its items. */
+  text: (items: readonly SlotItem[]) => string;
+  /** A caller's layout: items are kept whole. */
+  custom: boolean;
+};
 
 /** The words of a memory, without its "- [date, state] " label, metadata comments, case and punctuation. */
-function factKey(text: string): string {
+export function factKey(text: string): string {
   return text
     .replace(/^\s*[-*+]\s+\[[^\]]*\]\s*/, "")
     .replace(/<!--[\s\S]*?-->/g, " ")
@@ -191,14 +208,25 @@ function factKey(text: string): string {
     .trim();
 }
 
-/** Shorter than this, containment says little (a one-word note is in many others). */
+/** Shorter than this, containment says little (a one-word note is in many others)… */
 const MIN_CONTAINED_CHARS = 24;
+/** …unless it is a statement of its own: "my cat is miso" inside "no, you forgot: my cat is miso". */
+const MIN_CONTAINED_WORDS = 4;
 
-/** Same fact: equal words, or one text holds the other whole (a search hit is often a longer chunk of the same note). */
-function isShownAlready(text: string, shown: readonly string[]): boolean {
+/** Does `outer` hold all of `inner`, word for word (never half a word)? */
+function holdsWords(outer: string, inner: string): boolean {
+  if (inner.length < MIN_CONTAINED_CHARS && inner.split(" ").length < MIN_CONTAINED_WORDS) return false;
+  return ` ${outer} `.includes(` ${inner} `);
+}
+
+/**
+ * The shown memory this text repeats, or undefined: equal words, or one text holds the other whole
+ * (a search hit is often a longer chunk of the same note; a correction quotes the fact it corrects).
+ */
+export function shownAs(text: string, shown: readonly { key: string; id: string }[]): string | undefined {
   const key = factKey(text);
-  if (!key) return false;
-  return shown.some((other) => other === key || (Math.min(other.length, key.length) >= MIN_CONTAINED_CHARS && (other.includes(key) || key.includes(other))));
+  if (!key) return undefined;
+  return shown.find((other) => other.key === key || holdsWords(other.key, key) || holdsWords(key, other.key))?.id;
 }
 
 export function assembleContext(input: AssemblerInput): AssemblerResult {
@@ -212,7 +240,7 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
 
   // What each slot would need at full size. The same memory in two slots (a search hit that is
   // also a recent note) is kept once, in the higher-priority slot.
-  const shown: string[] = [];
+  const shown: { key: string; id: string }[] = [];
   const prepared: Prepared[] = SLOTS.map((slot) => {
     const content = input.slots[slot];
     let items = (content?.items ?? []).filter((item) => item.text.trim() !== "");
@@ -224,14 +252,20 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
       if (stale.length) decisions.push(`recent_memory: ${stale.length} item(s) older than memory_retention_hours ${config.memory_retention_hours} left out`);
     }
     if (slot === "corrections") items = orderCorrections(items, config.correction_overflow_strategy);
-    const duplicates = items.filter((item) => isShownAlready(item.text, shown));
+    const duplicates: Prepared["duplicates"] = [];
+    for (const item of items) {
+      const of = shownAs(item.text, shown);
+      if (of !== undefined) duplicates.push({ item, of });
+    }
     if (duplicates.length) {
-      items = items.filter((item) => !duplicates.includes(item));
+      items = items.filter((item) => !duplicates.some((duplicate) => duplicate.item === item));
       decisions.push(`${slot}: ${duplicates.length} item(s) already shown in a higher slot left out`);
     }
-    for (const item of items) shown.push(factKey(item.text));
+    for (const item of items) shown.push({ key: factKey(item.text), id: item.id });
     const title = content?.title ?? SLOT_TITLES[slot];
-    return { slot, title, items, stale, duplicates, full: render(title, items.map((item) => item.text)) };
+    const layout = content?.layout;
+    const text = (kept: readonly SlotItem[]) => (kept.length === 0 ? "" : layout ? layout(kept) : render(title, kept.map((item) => item.text)));
+    return { slot, title, items, stale, duplicates, full: text(items), text, custom: layout !== undefined };
   });
 
   const budget = SLOTS.map((slot) => Math.max(0, Math.floor(config[SLOT_BUDGET_KEYS[slot]] || 0)));
@@ -295,21 +329,23 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
       itemsKept: 0,
       truncated: false,
       stolen: stolen[i],
-      dropped: [...p.stale.map((item) => ({ id: item.id, reason: "stale" as const })), ...p.duplicates.map((item) => ({ id: item.id, reason: "duplicate" as const }))],
+      dropped: [...p.stale.map((item) => ({ id: item.id, reason: "stale" as const })), ...p.duplicates.map(({ item, of }) => ({ id: item.id, reason: "duplicate" as const, of }))],
     };
     if (p.items.length === 0) return report;
     const maxChars = charsFor(claim[i]) - SEPARATOR.length;
     const lines: string[] = [];
+    const keptItems: SlotItem[] = [];
     const kept: string[] = [];
     let outOfRoom = false;
     for (const item of p.items) {
       // A slot keeps a prefix of its ordered items: once one is left out, the rest are too.
-      if (!outOfRoom && render(p.title, [...lines, item.text]).length <= maxChars) {
+      if (!outOfRoom && p.text([...keptItems, item]).length <= maxChars) {
         lines.push(item.text);
+        keptItems.push(item);
         kept.push(item.id);
         continue;
       }
-      if (!outOfRoom && lines.length === 0) {
+      if (!outOfRoom && lines.length === 0 && !p.custom) {
         const cut = cutText(item.text, maxChars - render(p.title, [""]).length);
         if (cut) {
           lines.push(cut);
@@ -326,7 +362,7 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
     const budgetDrops = report.dropped.filter((d) => d.reason === "budget").length;
     report.truncated = budgetDrops > 0 || report.cut !== undefined;
     if (budgetDrops > 0) decisions.push(`${p.slot}: ${budgetDrops} item(s) left out for lack of room (allocated ${claim[i]} tokens)`);
-    const text = render(p.title, lines);
+    const text = report.cut ? render(p.title, lines) : p.text(keptItems);
     report.itemsKept = kept.length;
     report.used = blockCost(text);
     if (text) blocks.push({ slot: p.slot, text, tokens: report.used, itemIds: kept });

@@ -1,5 +1,7 @@
 import { isObject } from "../host/events.ts";
 import { memoryDeliveryFor } from "./delivery.ts";
+import { estimateMessagesTokens, hostWindow } from "./host-window.ts";
+import type { HostWindow } from "./host-window.ts";
 
 // Memory as OpenClaw's own runtime-context carrier (2026.9+), through a pass-through context engine.
 //
@@ -48,7 +50,15 @@ export function carrierMessage(block: string, timestamp: number): CarrierMessage
   };
 }
 
-export type CarrierBlockInput = { sessionKey: string; sessionId: string; prompt: string; workspaceDir: string; turnKey: string };
+export type CarrierBlockInput = {
+  sessionKey: string;
+  sessionId: string;
+  prompt: string;
+  workspaceDir: string;
+  turnKey: string;
+  /** The host's budget for this turn's messages (`tokenBudget`) and the history it hands over, when given. */
+  window?: HostWindow;
+};
 
 export type EngineLog = { debug(fields: object, message: string): void; info(fields: object, message: string): void; warn(fields: object, message: string): void };
 
@@ -75,6 +85,8 @@ type AssembleParams = {
   sessionId?: unknown;
   sessionKey?: unknown;
   messages?: unknown;
+  /** 2026.9.6: the turn's budget for the messages (window less output reserve, system prompt, prompt); 2026.3.13: the window. */
+  tokenBudget?: unknown;
   prompt?: unknown;
   model?: unknown;
   availableTools?: unknown;
@@ -114,7 +126,9 @@ export function createCarrierEngine(deps: CarrierEngineDeps) {
     const known = current.get(sessionKey);
     if (known?.turnKey === turnKey) return known.block;
     if (!prompt) return undefined;
-    const block = await deps.memoryBlock({ sessionKey, sessionId, prompt, workspaceDir, turnKey: `${turnKey}|${prompt}` });
+    // The history is what already fills the host's budget; the block may use what is left.
+    const window = hostWindow(params.tokenBudget, estimateMessagesTokens(messages), "host-budget");
+    const block = await deps.memoryBlock({ sessionKey, sessionId, prompt, workspaceDir, turnKey: `${turnKey}|${prompt}`, ...(window ? { window } : {}) });
     current.set(sessionKey, { turnKey, block });
     return block;
   }

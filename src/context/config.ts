@@ -47,6 +47,26 @@ const groupScopeSchema = z.object({
   memoryDir: z.string().min(1),
 });
 
+/**
+ * An extension point of the block (persistent memory spec §10): a file or a command whose output
+ * fills the CRM slot (6) or the external slot (8) of a turn that gets memory, in the operator's
+ * own sessions only (docs/memory-hygiene.md, "Extension point").
+ */
+const contextSourceSchema = z
+  .object({
+    /** A file read each turn (absolute, `~/`, or relative to the workspace). */
+    file: z.string().min(1).optional(),
+    /** A program and its arguments (no shell): gets `{ slot, query, sessionType }` as JSON on stdin, answers on stdout. */
+    command: z.array(z.string().min(1)).min(1).max(64).optional(),
+    /** Longest wait for the command (also bounded by the turn's own wait), ms. */
+    timeoutMs: z.number().int().min(10).max(5000).default(300),
+    /** Most characters read from the file or the command's output. */
+    maxChars: z.number().int().min(100).max(64_000).default(4000),
+  })
+  .strict()
+  .refine((source) => (source.file === undefined) !== (source.command === undefined), { message: "set exactly one of file or command" });
+export type ContextSourceConfig = z.output<typeof contextSourceSchema>;
+
 export const EthosContextConfigSchema = z.object({
   /** `embedded`: BM25 over the workspace memory files (no server). `ethos`: the Ethos server. */
   backend: z.enum(["embedded", "ethos"]).default("embedded"),
@@ -82,6 +102,8 @@ export const EthosContextConfigSchema = z.object({
   assembleBlock: z.boolean().default(true),
   /** Triage the operator's own messages (spec 004 §7): memory/.triage queue and CORRECTIONS.md. */
   triage: z.boolean().default(true),
+  /** Extension points of the block: slot 6 (CRM profiles) and slot 8 (external context). */
+  contextSources: z.object({ crm: contextSourceSchema.optional(), external: contextSourceSchema.optional() }).prefault({}),
   memory: z
     .object({
       /** Extra fast-glob patterns, relative to the workspace (no absolute paths, no `..`). */

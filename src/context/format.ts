@@ -63,24 +63,29 @@ export const formatContextBlock: ContextBlockFormatter = (input) => {
 // the date stays (the answer to "when" questions), written once per date group:
 //
 //   Relevant memories (workspace memory), by date:
+//   - a memory without a date
 //   [2023-05-08]
 //   - Caroline: I went to a LGBTQ support group yesterday.
-//   [undated]
-//   - …
 //
-// Entries keep the order the budget chose within a date; dates run oldest first (undated last).
+// Entries keep the order the budget chose within a date; dates run oldest first. Memories without a
+// date come first, under no date line: an "[undated]" label is the bundle's filing, not the memory's.
 
 export const formatCompactBlock: ContextBlockFormatter = (input) => {
   if (input.entries.length === 0) return "";
+  const undated: string[] = [];
   const groups = new Map<string, string[]>();
   for (const entry of input.entries) {
-    const key = entry.date ?? "undated";
-    const lines = groups.get(key) ?? [];
+    if (!entry.date) {
+      undated.push(`- ${entry.text}`);
+      continue;
+    }
+    const lines = groups.get(entry.date) ?? [];
     lines.push(`- ${entry.text}`);
-    groups.set(key, lines);
+    groups.set(entry.date, lines);
   }
-  const dates = [...groups.keys()].sort((a, b) => (a === "undated" ? 1 : b === "undated" ? -1 : a.localeCompare(b)));
-  const lines = [`Relevant memories (${input.sourceLabel}), by date:`];
+  const dates = [...groups.keys()].sort((a, b) => a.localeCompare(b));
+  // The intro line is the same whatever the dates: adapters and operators find the block by it.
+  const lines = [`Relevant memories (${input.sourceLabel}), by date:`, ...undated];
   for (const date of dates) lines.push(`[${date}]`, ...(groups.get(date) ?? []));
   return `${lines.join("\n")}\n`;
 };

@@ -1,8 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { readRegularFile } from "../fs/safe-read.ts";
-import { assembleContext } from "./assembler.ts";
-import type { AssemblerBudgets, AssemblerResult, SlotItem } from "./assembler.ts";
+import { createHash } from "node:crypto";
+import { assembleContext, factKey, shownAs } from "./assembler.ts";
+import type { AssemblerBudgets, AssemblerResult, SlotContent, SlotItem, SlotName } from "./assembler.ts";
+import type { BootstrapSlot } from "./bootstrap-slots.ts";
 import { renderMemoryText } from "../memory/neutralise.ts";
 import type { RetrievedMemory } from "../memory/types.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../memory/config-md.ts";
@@ -13,11 +15,23 @@ import { isSupersededEntry } from "../capture/capture.ts";
 import { isSecretEntry } from "../memory/secrets.ts";
 import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts";
 
-// The ethos-context hook's injected block through the §6 assembler: open corrections (slot 3),
-// memory from the last `memory_retention_hours` (slot 4) and the semantic hits (slot 5) share the
-// hook's token ceiling in proportion to their CONFIG.md budgets, so a fresh correction or
-// yesterday's note competes with the retrieval hits instead of being invisible to them. SOUL.md,
-// USER.md and MEMORY.md are not included: OpenClaw already injects them as bootstrap files.
+// The turn's block through the §6 assembler (persistent memory spec §6):
+//   1 Identity (SOUL.md), 2 Operator profile (USER.md), 7 Long-term memory (MEMORY.md): OpenClaw's
+//     bootstrap injects these files when the session's set lists them; the block counts them
+//     against `context_budget_tokens` (each at most its slot's budget) and never repeats them;
+//   3 Corrections (open CORRECTIONS.md entries), 4 Recent memory (the last `memory_retention_hours`
+//     of memory/YYYY-MM-DD*.md), 5 Relevant memories (this turn's search hits), 6 CRM profiles and
+//     8 External context (the extension point, src/context/context-sources.ts) are the block's own.
+// The block's slots share the session type's ceiling in proportion to their CONFIG.md budgets (the
+// slots with something to show this turn; a slot never gets more than its budget), so a flood of
+// daily notes cannot push the search hits out and vice versa. The cap is the smallest of that
+// ceiling, the room the model's window leaves (the caller's `maxTokens`) and what
+// `context_budget_tokens` leaves after slots 1, 2 and 7; over the cap the assembler cuts from slot 8
+// up (the spec's truncation order).
+//
+// Each memory appears once, in the slot that explains it best: a correction under Corrections, a
+// search hit under Relevant memories (not again as a recent note), a recent note that no search
+// found under Recent memory.
 //
 // Every file read is bounded; workspace text is untrusted and goes through renderMemoryText.
 
@@ -25,12 +39,16 @@ export const MAX_SLOT_FILE_BYTES = 256 * 1024;
 export const MAX_RECENT_FILES = 16;
 const DAILY_FILE = /^(\d{4}-\d{2}-\d{2})(?:-[^/\\]*)?\.md$/;
 const CLOSED_STATUSES = new Set(["retracted", "archived", "resolved"]);
+/** What forget leaves of a correction's excerpt (src/capture/forget.ts). */
+const FORGOTTEN_EXCERPT = /^\s*\(forgotten: fg-[\w-]+\)\s*$/;
 
 export type MemoryBlockInput = {
   workspaceDir: string;
   semanticHits: readonly RetrievedMemory[];
-  /** The hook's ceiling for its injected block, in tokens. */
+  /** The block's ceiling for this turn, in tokens (the session type's, within the model's window). */
   maxTokens: number;
+  /** The ceiling the slots' shares are cut from: the session type's (default `maxTokens`). */
+  shareTokens?: number;
   now?: Date;
   config?: HygieneConfig;
   /** Longest single entry, in characters (default 600). */
@@ -40,9 +58,19 @@ export type MemoryBlockInput = {
   excludeIds?: ReadonlySet<string>;
   /** Recent-memory entries (raw text, metadata included) to leave out of this block. */
   leaveOut?: (entryText: string) => boolean;
+  /** Tokens OpenClaw's bootstrap injects this turn for slots 1, 2 and 7 (counted, never repeated). */
+  bootstrapTokens?: Partial<Record<BootstrapSlot, number>>;
+  /** Text of the extension slots, already read: 6 CRM profiles, 8 external context. */
+  extensions?: { crm?: string; external?: string };
+  /** How the caller lays out the search hits it shows (the compact layout): slot 5 is measured on it. */
+  hitLayout?: (hits: readonly RetrievedMemory[]) => string;
 };
 
-export type MemoryBlockResult = AssemblerResult & { errors: string[] };
+export type MemoryBlockResult = AssemblerResult & {
+  errors: string[];
+  /** Items left out because a slot that explains them better shows the same memory: id → the id shown. */
+  shownAs: Map<string, string>;
+};
 
 /** A workspace file's text through the shared safe reader (regular file, contained, bounded); null when unusable. */
 async function readBounded(file: string, workspaceDir: string): Promise<string | null> {
@@ -67,10 +95,11 @@ export function correctionItems(markdown: string, maxSnippetChars: number): Slot
   return parseCorrections(markdown)
     .filter((entry) => !CLOSED_STATUSES.has(entry.status))
     .map((entry) => {
-      const day = entry.loggedAt?.toISOString().slice(0, 10) ?? "undated";
-      const state = entry.verified ? "verified" : "unverified";
-      const text = renderMemoryText(correctionText(entry), maxSnippetChars);
-      return { id: entry.id, text: text ? `- [${day}, ${state}] ${text}` : "", timestamp: entry.loggedAt, verified: entry.verified, reEmbedded: entry.reEmbedded };
+      const label = [entry.loggedAt?.toISOString().slice(0, 10), entry.verified ? "verified" : "unverified"].filter(Boolean).join(", ");
+      // A forgotten correction keeps only its marker (`(forgotten: fg-…)`): nothing for the model.
+      const said = correctionText(entry);
+      const text = FORGOTTEN_EXCERPT.test(said) ? "" : renderMemoryText(said, maxSnippetChars);
+      return { id: entry.id, text: text ? `- [${label}] ${text}` : "", timestamp: entry.loggedAt, verified: entry.verified, reEmbedded: entry.reEmbedded };
     });
 }
 
@@ -124,25 +153,50 @@ function normalise(text: string): string {
   return text.toLowerCase().replace(/\W+/g, " ").trim();
 }
 
+/** The assembler's slots the block renders itself, in priority order (1, 2 and 7 are the bootstrap's). */
+const BLOCK_SLOTS = ["corrections", "recent_memory", "semantic_recall", "crm", "external"] as const satisfies readonly SlotName[];
+type BlockSlot = (typeof BLOCK_SLOTS)[number];
+const BUDGET_KEYS = {
+  corrections: "corrections_tokens",
+  recent_memory: "recent_memory_tokens",
+  semantic_recall: "semantic_recall_tokens",
+  crm: "crm_tokens",
+  external: "external_context_budget",
+} as const satisfies Record<BlockSlot, keyof HygieneConfig>;
+const BOOTSTRAP_BUDGET_KEYS = { identity: "identity_tokens", operator_profile: "user_profile_tokens", longterm_memory: "longterm_memory_tokens" } as const satisfies Record<BootstrapSlot, keyof HygieneConfig>;
+
+/** Lines of an extension source as slot items (each entry neutralised, ids from their words). */
+export function extensionItems(slot: "crm" | "external", text: string | undefined, maxSnippetChars: number): SlotItem[] {
+  if (!text) return [];
+  return parseMemoryEntries(text).flatMap((entry) => {
+    const body = renderMemoryText(stripMemoryMetadata(entry.text), maxSnippetChars);
+    if (!body) return [];
+    const id = `${slot}:${createHash("sha256").update(normalise(body)).digest("hex").slice(0, 12)}`;
+    return [{ id, text: `- ${body}` }];
+  });
+}
+
 /**
- * The hook's block: corrections + recent memory + semantic hits, assembled under `maxTokens`.
- * Never throws for missing or unreadable files: those come back in `errors` and the slot is empty.
+ * The block: corrections, recent memory, search hits and the extension slots, assembled under the
+ * turn's cap. Never throws for missing or unreadable files: those come back in `errors` and the
+ * slot is empty.
  */
 export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<MemoryBlockResult> {
   const config = input.config ?? HYGIENE_CONFIG_DEFAULTS;
   const now = input.now ?? new Date();
   const snippet = input.maxSnippetChars ?? 600;
   const errors: string[] = [];
+  const moved = new Map<string, string>();
   let corrections: SlotItem[] = [];
   let recent: SlotItem[] = [];
-  if (input.include?.corrections !== false) {
+  if (input.include?.corrections !== false && config.corrections_tokens > 0) {
     try {
       corrections = correctionItems((await readBounded(path.join(input.workspaceDir, CORRECTIONS_FILE_NAME), input.workspaceDir)) ?? "", snippet);
     } catch (error) {
       errors.push(`corrections: ${(error as Error).message}`);
     }
   }
-  if (input.include?.recentMemory !== false) {
+  if (input.include?.recentMemory !== false && config.recent_memory_tokens > 0) {
     try {
       recent = await recentMemoryItems(input.workspaceDir, now, config.memory_retention_hours, snippet, input.leaveOut);
     } catch (error) {
@@ -154,41 +208,81 @@ export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<Memo
     corrections = corrections.filter((item) => !excluded.has(item.id));
     recent = recent.filter((item) => !excluded.has(item.id));
   }
-  // A semantic hit that repeats a recent entry or a correction is shown once, in the earlier slot.
-  const seen = new Set([...corrections, ...recent].map((item) => normalise(item.text.replace(/^- \[[^\]]*\] /, ""))));
   const hits: SlotItem[] = [];
+  const hitBodies = new Map<string, string>();
   for (const hit of input.semanticHits) {
     if (excluded?.has(hit.id)) continue;
     const body = renderMemoryText(hit.text, snippet);
-    if (!body || seen.has(normalise(body))) continue;
-    seen.add(normalise(body));
-    hits.push({ id: hit.id, text: `- [${hit.date ?? "undated"}] ${body}` });
+    if (!body) continue;
+    const twin = hitBodies.get(normalise(body));
+    if (twin !== undefined) {
+      moved.set(hit.id, twin); // the same words in two files: one memory
+      continue;
+    }
+    hitBodies.set(normalise(body), hit.id);
+    hits.push({ id: hit.id, text: hit.date ? `- [${hit.date}] ${body}` : `- ${body}` });
   }
+  // A recent note the search also found is shown as the hit (it answers this turn's question); the
+  // assembler's own rule (the higher slot keeps it) then keeps a correction over both.
+  const hitKeys = hits.map((item) => ({ key: factKey(item.text), id: item.id }));
+  recent = recent.filter((item) => {
+    const hit = shownAs(item.text, hitKeys);
+    if (hit !== undefined) moved.set(item.id, hit);
+    return hit === undefined;
+  });
+  const contents: Record<BlockSlot, SlotItem[]> = {
+    corrections,
+    recent_memory: recent,
+    semantic_recall: hits,
+    crm: config.crm_tokens > 0 ? extensionItems("crm", input.extensions?.crm, snippet) : [],
+    external: config.external_context_budget > 0 ? extensionItems("external", input.extensions?.external, snippet) : [],
+  };
 
-  // Share the hook's ceiling between the three slots in proportion to their CONFIG.md budgets.
-  const cap = Math.max(0, Math.floor(input.maxTokens));
-  const weights = { corrections: config.corrections_tokens, recent: config.recent_memory_tokens, semantic: config.semantic_recall_tokens };
-  const total = weights.corrections + weights.recent + weights.semantic || 1;
-  const share = (w: number) => Math.floor((cap * w) / total);
+  // The cap: the turn's ceiling, within what context_budget_tokens leaves after the bootstrap's slots.
+  const decisions: string[] = [];
+  let reserved = 0;
+  for (const [slot, key] of Object.entries(BOOTSTRAP_BUDGET_KEYS) as [BootstrapSlot, keyof HygieneConfig][]) {
+    const injected = Math.max(0, Math.floor(input.bootstrapTokens?.[slot] ?? 0));
+    const counted = Math.min(injected, config[key] as number);
+    if (injected > 0) decisions.push(`${slot}: ${injected} tokens injected by the bootstrap, ${counted} counted (${key} ${config[key] as number})`);
+    reserved += counted;
+  }
+  const contextRoom = Math.max(0, config.context_budget_tokens - reserved);
+  const ceiling = Math.max(0, Math.floor(input.maxTokens));
+  const cap = Math.min(ceiling, contextRoom);
+  decisions.push(`block cap ${cap} tokens = min(turn ceiling ${ceiling}, context_budget_tokens ${config.context_budget_tokens} − ${reserved} for the bootstrap's slots)`);
+
+  // Shares of the session type's ceiling, for the slots with something to show, never above a budget.
+  const showing = BLOCK_SLOTS.filter((slot) => contents[slot].length > 0);
+  const total = showing.reduce((sum, slot) => sum + (config[BUDGET_KEYS[slot]] as number), 0);
+  const basis = Math.max(0, Math.floor(input.shareTokens ?? input.maxTokens));
+  const scale = total > 0 ? Math.min(1, basis / total) : 0;
+  const share = (slot: BlockSlot) => (showing.includes(slot) ? Math.floor((config[BUDGET_KEYS[slot]] as number) * scale) : 0);
   const budgets: AssemblerBudgets = {
     ...config,
     context_budget_tokens: cap,
-    headroom_reserve_tokens: 0,
+    headroom_reserve_tokens: 0, // the caller's maxTokens is already within the window's headroom
     identity_tokens: 0,
     user_profile_tokens: 0,
-    corrections_tokens: share(weights.corrections),
-    recent_memory_tokens: share(weights.recent),
-    semantic_recall_tokens: cap - share(weights.corrections) - share(weights.recent),
-    crm_tokens: 0,
     longterm_memory_tokens: 0,
-    external_context_budget: 0,
+    corrections_tokens: share("corrections"),
+    recent_memory_tokens: share("recent_memory"),
+    semantic_recall_tokens: share("semantic_recall"),
+    crm_tokens: share("crm"),
+    external_context_budget: share("external"),
+  };
+  const hitsById = new Map(input.semanticHits.map((hit) => [hit.id, hit]));
+  const hitLayout = input.hitLayout;
+  const layouts: Partial<Record<BlockSlot, SlotContent["layout"]>> = {
+    semantic_recall: hitLayout ? (items) => hitLayout(items.flatMap((item) => hitsById.get(item.id) ?? [])) : undefined,
   };
   const result = assembleContext({
-    slots: { corrections: { items: corrections }, recent_memory: { items: recent }, semantic_recall: { items: hits } },
+    slots: Object.fromEntries(BLOCK_SLOTS.map((slot) => [slot, { items: contents[slot], layout: layouts[slot] }])),
     config: budgets,
     modelContextWindow: cap,
     now,
     stealing: "spare-only",
   });
-  return { ...result, errors };
+  for (const report of result.slots) for (const drop of report.dropped) if (drop.reason === "duplicate" && drop.of) moved.set(drop.id, drop.of);
+  return { ...result, decisions: [...decisions, ...result.decisions], errors, shownAs: moved };
 }

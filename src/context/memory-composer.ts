@@ -1,15 +1,25 @@
+import { CHARS_PER_TOKEN } from "../core/tokens.ts";
 import { loadHygieneConfigCached } from "../memory/config-md.ts";
+import type { HygieneConfig } from "../memory/config-md.ts";
 import { leftOutOfTurn } from "../capture/capture.ts";
+import { bootstrapSlotTokens } from "./bootstrap-slots.ts";
+import type { BootstrapShape } from "./bootstrap-slots.ts";
+import type { EthosContextConfig } from "./config.ts";
+import { readContextSource, readWorkspaceSource } from "./context-sources.ts";
+import type { ContextSourceSlot, SourceText } from "./context-sources.ts";
 import { assembleMemoryBlock } from "./memory-block.ts";
 import type { SessionType } from "../session/types.ts";
 import type { Selection } from "./pipeline.ts";
+import { getLogger } from "../core/log.ts";
 
-// The injected block through the §6 context assembler: open corrections, memory from the last
-// `memory_retention_hours` and the semantic hits share the session type's ceiling, so a fresh
-// correction competes with the retrieval hits instead of being invisible to them.
+// The injected block through the §6 context assembler (src/context/memory-block.ts): open
+// corrections, memory from the last `memory_retention_hours`, the search hits and the extension
+// slots share the turn's ceiling, so a fresh correction competes with the hits instead of being
+// invisible to them.
 //
-// Layout: the story-007 block (header, heading, numbered hits) for the hits the assembler kept,
-// then the assembler's corrections and recent-memory sections. ETHOS_CONTEXT.md gets the same text.
+// Layout: the hits first, in the compact layout the model reads (`Relevant memories (…), by date:`),
+// in the room the assembler gave slot 5; then the assembler's other sections in slot order.
+// ETHOS_CONTEXT.md gets the hits in story 007's layout and the same sections.
 
 /**
  * Replaces the whole injected block, e.g. with the context assembler's memory block
@@ -21,14 +31,22 @@ export type BlockComposer = (input: {
   workspaceDir: string;
   sessionType: SessionType;
   selection: Selection;
-  /** Token and character ceilings of the block for this session type. */
+  /** Token and character ceilings of the block this turn (the session type's, within the model's window). */
   maxTokens: number;
   maxChars: number;
+  /** The session type's own token ceiling, which the slots' shares are cut from (default maxTokens). */
+  shareTokens?: number;
   now: Date;
   /** Memory ids already injected earlier in this session: never injected twice. */
   excludeIds: ReadonlySet<string>;
   /** This turn's cleaned message: a memory it already says is not echoed back. */
   message?: string;
+  /** What this session's bootstrap injects: slots 1, 2 and 7 are counted, not repeated. */
+  bootstrap?: BootstrapShape;
+  /** openclaw.json's extension sources (slot 6 CRM, slot 8 external). */
+  sources?: EthosContextConfig["contextSources"];
+  /** Time left in the turn, ms: an extension command gets no more. */
+  remainingMs?: number;
 }) => Promise<ComposedBlock | string> | ComposedBlock | string;
 
 /**
@@ -38,33 +56,71 @@ export type BlockComposer = (input: {
 export type ComposedBlock = { block: string; injectedIds: string[]; fileBlock?: string };
 
 /**
- * Corrections and daily notes are the operator's own: they join the block only in the operator's
- * sessions. A group with its own memory folder gets its semantic hits and nothing from the workspace.
+ * Corrections, daily notes and the extension slots are the operator's own: they join the block only
+ * in the operator's sessions (a non-owner sender never gets here: such a turn has no memory at all).
+ * A group with its own memory folder gets its search hits and nothing from the workspace.
  */
 const OPERATOR_SESSIONS: ReadonlySet<SessionType> = new Set(["MAIN_SESSION", "PRIVATE_DM"]);
 
-export const assemblerBlockComposer: BlockComposer = async ({ workspaceDir, sessionType, selection, maxTokens, maxChars, now, excludeIds, message }) => {
+const log = () => getLogger("ethos-context");
+
+/** The extension slots' text this turn: openclaw.json's source, else (slot 8) CONFIG.md's workspace file. Never throws. */
+async function extensionTexts(input: Parameters<BlockComposer>[0], config: HygieneConfig): Promise<{ crm?: string; external?: string }> {
+  const read = async (slot: ContextSourceSlot, budget: number): Promise<string | undefined> => {
+    if (budget <= 0) return undefined; // a slot with no budget is off: its source is not even read
+    const source = input.sources?.[slot];
+    let result: SourceText | undefined;
+    if (source) {
+      result = await readContextSource(source, { slot, workspaceDir: input.workspaceDir, query: input.message ?? "", sessionType: input.sessionType, remainingMs: input.remainingMs ?? source.timeoutMs });
+    } else if (slot === "external" && config.external_context_source) {
+      result = await readWorkspaceSource(config.external_context_source, input.workspaceDir);
+    }
+    if (result?.error) log().warn({ slot, err: result.error }, "context source gave nothing this turn");
+    return result?.text;
+  };
+  const [crm, external] = await Promise.all([read("crm", config.crm_tokens), read("external", config.external_context_budget)]);
+  return { crm, external };
+}
+
+export const assemblerBlockComposer: BlockComposer = async (input) => {
+  const { workspaceDir, sessionType, selection, maxTokens, maxChars, now, excludeIds, message } = input;
   const semanticOnly: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id), fileBlock: selection.fileBlock };
   if (!OPERATOR_SESSIONS.has(sessionType)) return semanticOnly;
 
   const { config } = await loadHygieneConfigCached(workspaceDir);
+  const [bootstrapTokens, extensions] = await Promise.all([input.bootstrap ? bootstrapSlotTokens(workspaceDir, input.bootstrap) : undefined, extensionTexts(input, config)]);
   const leaveOut = (text: string) => leftOutOfTurn(text, message ?? "");
-  const assembled = await assembleMemoryBlock({ workspaceDir, semanticHits: selection.injected, maxTokens, now, config, excludeIds, leaveOut });
-  const keptIds = new Set(assembled.blocks.flatMap((block) => block.itemIds));
-  const keptHits = selection.injected.filter((memory) => keptIds.has(memory.id));
-  const extraSections = assembled.blocks.filter((block) => block.slot !== "semantic_recall" && block.text);
-  if (extraSections.length === 0 && keptHits.length === selection.injected.length) return semanticOnly;
+  const assembled = await assembleMemoryBlock({
+    workspaceDir,
+    semanticHits: selection.injected,
+    maxTokens: Math.min(maxTokens, Math.floor(maxChars / CHARS_PER_TOKEN)),
+    shareTokens: input.shareTokens,
+    now,
+    config,
+    excludeIds,
+    leaveOut,
+    bootstrapTokens,
+    extensions,
+    hitLayout: (memories) => selection.render(memories),
+  });
 
-  // The story-007 frame stays first so the markers are the same whatever the assembler chose; the
-  // gate's top hit is what made this turn memory-worthy, so it is never crowded out entirely.
-  const shownHits = keptHits.length > 0 ? keptHits : selection.injected.slice(0, 1);
-  const semantic = selection.render(shownHits);
-  const sections = extraSections.map((section) => section.text.trimEnd());
-  const block = [semantic.trimEnd(), ...sections].join("\n\n") + "\n";
-  if (block.length > maxChars) return semanticOnly;
-  return {
-    block,
-    fileBlock: [selection.renderFile(shownHits).trimEnd(), ...sections].join("\n\n") + "\n",
-    injectedIds: [...shownHits.map((memory) => memory.id), ...extraSections.flatMap((section) => section.itemIds)],
-  };
+  // Slot 5 in the compact layout, best first, in the room the assembler gave it (a hit shown in a
+  // slot that explains it better, a correction, is not repeated here).
+  const semanticRoom = assembled.slots.find((report) => report.slot === "semantic_recall")?.allocated ?? 0;
+  const candidates = selection.injected.filter((memory) => !excludeIds.has(memory.id) && !assembled.shownAs.has(memory.id));
+  const hits = candidates.length > 0 && semanticRoom > 0 ? selection.fit(candidates, semanticRoom * CHARS_PER_TOKEN - 2) : { block: "", injected: [] };
+  const sections = assembled.blocks.filter((block) => block.slot !== "semantic_recall").map((block) => ({ text: block.text.trimEnd(), itemIds: block.itemIds }));
+  if (sections.length === 0 && hits.injected.length === selection.injected.length) return semanticOnly;
+
+  const shownIds = new Set([...hits.injected.map((memory) => memory.id), ...sections.flatMap((section) => section.itemIds)]);
+  // A memory left out because another slot shows it was delivered all the same: it counts as shown.
+  // (A chain: a recent note deferred to a hit, which deferred to a correction.)
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [id, shownAs] of assembled.shownAs) if (shownIds.has(shownAs) && !shownIds.has(id)) grew = Boolean(shownIds.add(id));
+  }
+  const parts = [hits.block.trimEnd(), ...sections.map((section) => section.text)].filter(Boolean);
+  if (parts.length === 0) return { block: "", injectedIds: [] };
+  const fileParts = [hits.injected.length ? selection.renderFile(hits.injected).trimEnd() : "", ...sections.map((section) => section.text)].filter(Boolean);
+  return { block: `${parts.join("\n\n")}\n`, fileBlock: `${fileParts.join("\n\n")}\n`, injectedIds: [...shownIds] };
 };

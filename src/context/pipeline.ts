@@ -66,6 +66,8 @@ export type Selection = {
   fileBlock: string;
   /** The same layout and budget for a subset of `injected` (used by the block composer). */
   render: (memories: readonly RetrievedMemory[]) => string;
+  /** The same layout for memories in at most `maxChars` (within the budget): the block and the memories in it. */
+  fit: (memories: readonly RetrievedMemory[], maxChars: number) => { block: string; injected: RetrievedMemory[] };
   /** Story 007's layout for a subset of `injected` (the composer's ETHOS_CONTEXT.md copy). */
   renderFile: (memories: readonly RetrievedMemory[]) => string;
 };
@@ -88,13 +90,15 @@ export function selectAndFormat(results: readonly RetrievedMemory[], options: Se
   const limits = budgetLimitsFor(config, options.sessionType, options.maxTokens);
   const frame = { ts: options.now ?? new Date(), queryScore: decision.topScore, threshold: gate, sourceLabel: options.sourceLabel };
   const format = options.format ?? formatCompactBlock;
+  const fit = (memories: readonly RetrievedMemory[], maxChars: number) =>
+    buildBudgetedBlock(memories, { ...limits, maxTotalChars: Math.min(limits.maxTotalChars, Math.max(0, Math.floor(maxChars))) }, frame, format);
   const render = (memories: readonly RetrievedMemory[]) => buildBudgetedBlock(memories, limits, frame, format).block;
   // The file copy shows exactly the injected memories; the budget already chose them.
   const fileLimits = { ...limits, maxTotalChars: Number.POSITIVE_INFINITY };
   const renderFile = (memories: readonly RetrievedMemory[]) => buildBudgetedBlock(memories, fileLimits, frame, formatContextBlock).block;
-  if (!decision.inject) return { decision, candidates, injected: [], block: "", fileBlock: "", render, renderFile };
+  if (!decision.inject) return { decision, candidates, injected: [], block: "", fileBlock: "", render, renderFile, fit };
   const { injected, block } = buildBudgetedBlock(decision.passing, limits, frame, format);
-  return { decision, candidates, injected, block, fileBlock: renderFile(injected), render, renderFile };
+  return { decision, candidates, injected, block, fileBlock: renderFile(injected), render, renderFile, fit };
 }
 
 export type PipelineInput = {

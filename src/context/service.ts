@@ -12,7 +12,12 @@ import { resolveHookConfig } from "../host/hook-config.ts";
 import type { SessionType } from "../session/types.ts";
 import type { SessionClassification } from "../session/types.ts";
 import { leftOutOfTurn } from "../capture/capture.ts";
+import { HYGIENE_CONFIG_DEFAULTS, loadHygieneConfigCached } from "../memory/config-md.ts";
 import { budgetLimitsFor } from "./budget.ts";
+import { bootstrapShapeFor } from "./bootstrap-slots.ts";
+import type { BootstrapShape } from "./bootstrap-slots.ts";
+import { windowRoom } from "./host-window.ts";
+import type { HostWindow } from "./host-window.ts";
 import { parseEthosContextConfig } from "./config.ts";
 import type { EthosContextConfig } from "./config.ts";
 import { writeContextFile } from "./context-file.ts";
@@ -115,6 +120,8 @@ export type TurnPlan =
       config: EthosContextConfig;
       scope: RetrievalScope & { allowed: true };
       query: string;
+      /** What the session's bootstrap injects (the assembler counts SOUL.md, USER.md, MEMORY.md). */
+      bootstrap: BootstrapShape;
     };
 
 export type PlanInput = {
@@ -131,13 +138,20 @@ export type PlanInput = {
 /** A search started for a turn; `abandon()` drops it if it has not started yet. */
 export type RetrievalHandle = { outcome: Promise<RetrievalOutcome>; sourceKey: string | undefined; abandon(): void };
 
-export type TurnInput = PlanInput & {
-  workspaceDir: string;
-  /** Same key for a retried prompt build of the same turn (run id, message id). */
-  turnKey: string;
+/** What bounds a turn: its wait, and the room the host says the model's window has. */
+export type TurnBounds = {
   /** Bound on the whole wait (retrieval and composer); default the config's awaitTimeoutMs. */
   waitMs?: number;
+  /** The model's window as the host gives it (src/context/host-window.ts); without it only the ceilings apply. */
+  window?: HostWindow;
 };
+
+export type TurnInput = PlanInput &
+  TurnBounds & {
+    workspaceDir: string;
+    /** Same key for a retried prompt build of the same turn (run id, message id). */
+    turnKey: string;
+  };
 
 export type TurnContext = TurnOutcome & {
   status: "ok" | "timeout" | "error" | "skipped" | "out-of-scope";
@@ -246,7 +260,16 @@ export class MemoryContextService {
     if (!scope.allowed) return { kind: "out-of-scope", sessionType: scope.sessionType, reason: scope.reason, classification: kept };
     const prepared = prepareQuery(input.text, config);
     if (prepared.skip) return { kind: "skip", sessionType: scope.sessionType, reason: prepared.skip, config, classification: kept, query: prepared.query };
-    return { kind: "search", sessionKey: storedSessionKey(input.sessionKey), sessionType: scope.sessionType, classification: kept, config, scope, query: prepared.query };
+    return {
+      kind: "search",
+      sessionKey: storedSessionKey(input.sessionKey),
+      sessionType: scope.sessionType,
+      classification: kept,
+      config,
+      scope,
+      query: prepared.query,
+      bootstrap: bootstrapShapeFor(input.cfg, classification),
+    };
   }
 
   /** Step 2 (async): start this turn's search, queued behind the session's running one. */
@@ -297,35 +320,56 @@ export class MemoryContextService {
   }
 
   /** Step 3 (async): bounded wait for the search, then gate, budget, format and compose within the same deadline. */
-  async finish(plan: TurnPlan, retrieval: RetrievalHandle | undefined, workspaceDir: string, waitMs?: number): Promise<TurnOutcome & { status: TurnContext["status"] }> {
+  async finish(plan: TurnPlan, retrieval: RetrievalHandle | undefined, workspaceDir: string, bounds: TurnBounds = {}): Promise<TurnOutcome & { status: TurnContext["status"] }> {
     if (plan.kind === "out-of-scope") return { block: "", injectedIds: [], reason: plan.reason, status: "out-of-scope" };
     if (plan.kind === "skip") return { block: "", injectedIds: [], reason: `skipped:${plan.reason}`, status: "skipped" };
     if (!retrieval) return { block: "", injectedIds: [], reason: "no-retrieval", status: "error" };
     const { config } = plan;
-    const budgetMs = waitMs ?? config.awaitTimeoutMs;
+    const budgetMs = bounds.waitMs ?? config.awaitTimeoutMs;
     const deadline = this.now() + budgetMs;
+    // CONFIG.md's headroom, read while the search runs (cached: one stat per turn).
+    const hygiene = bounds.window ? loadHygieneConfigCached(workspaceDir) : undefined;
     const waited = await waitAtMost(retrieval.outcome, budgetMs);
     if (waited.status === "timeout") {
       retrieval.abandon(); // nobody waits for it any more
       return { block: "", injectedIds: [], reason: "timeout", status: "timeout" };
     }
     if (waited.status === "error") return { block: "", injectedIds: [], reason: "error", status: "error" };
-    const retrieved = { ...waited.value, results: waited.value.results.filter((memory) => !leftOutOfTurn(memory.text, plan.query)) };
-    if (retrieved.dropped) return { block: "", injectedIds: [], reason: "superseded", status: "timeout" };
+    if (waited.value.dropped) return { block: "", injectedIds: [], reason: "superseded", status: "timeout" };
+    const found = waited.value.results;
+    const retrieved = { ...waited.value, results: found.filter((memory) => !leftOutOfTurn(memory.text, plan.query)) };
     const state = this.sessions.get(plan.sessionKey);
     const excludeIds = this.excludedIds(state, config);
     try {
+      // The turn's ceiling: the session type's, within the room the model's window leaves.
+      const ceilingTokens = Math.floor(budgetLimitsFor(config, plan.sessionType).maxTotalChars / CHARS_PER_TOKEN);
+      let windowTokens: number | undefined;
+      let roomSeen: TurnOutcome["room"];
+      if (bounds.window && hygiene) {
+        const loaded = await waitAtMost(hygiene, Math.max(0, deadline - this.now()));
+        const headroom = loaded.status === "ok" ? loaded.value.config.headroom_reserve_tokens : HYGIENE_CONFIG_DEFAULTS.headroom_reserve_tokens;
+        const room = windowRoom(bounds.window, headroom);
+        roomSeen = { tokens: room, source: bounds.window.source };
+        if (room <= 0) return { block: "", injectedIds: [], reason: "no-room", status: "ok", room: roomSeen };
+        if (room < ceilingTokens) windowTokens = room;
+      }
       const selection = selectAndFormat(retrieved.results, {
         config,
         sessionType: plan.sessionType,
         sourceLabel: retrieved.label,
         excludeIds,
         confidenceGate: retrieved.gate,
+        maxTokens: windowTokens,
         now: new Date(this.now()),
         format: this.deps.format,
       });
-      const composed = await this.composeBlock(selection, config, plan.sessionType, workspaceDir, Math.max(0, deadline - this.now()), excludeIds, plan.query);
-      return { block: composed.block, injectedIds: composed.injectedIds, fileBlock: composed.fileBlock, reason: selection.decision.tier, status: "ok" };
+      const alreadyShown = retrieved.results.length - selection.candidates.length;
+      const composed = await this.composeBlock(selection, plan, workspaceDir, { blockTokens: windowTokens, ceilingTokens, deadline, excludeIds });
+      const reason = turnReason({ found: found.length, current: retrieved.results.length, alreadyShown, tier: selection.decision.tier, selected: selection.block, composed: composed.block });
+      const outcome: TurnOutcome & { status: "ok" } = { block: composed.block, injectedIds: composed.injectedIds, fileBlock: composed.fileBlock, reason, status: "ok" };
+      if (alreadyShown > 0) outcome.alreadyShown = alreadyShown;
+      if (roomSeen) outcome.room = roomSeen;
+      return outcome;
     } catch (error) {
       this.log().warn({ err: errorMessage(error) }, "memory block could not be built; nothing injected");
       return { block: "", injectedIds: [], reason: "error", status: "error" };
@@ -364,11 +408,11 @@ export class MemoryContextService {
     if (memo) return memo.then((outcome) => ({ ...(outcome as TurnContext) }));
     // The turn in flight keeps the bounded key, not `input` (its session key may be a megabyte).
     const sessionKey = storedSessionKey(input.sessionKey);
-    const { workspaceDir, waitMs } = input;
+    const { workspaceDir, waitMs, window } = input;
     this.startTurn(sessionKey);
     const built = (async (): Promise<TurnContext> => {
       const retrieval = plan.kind === "search" ? this.retrieve(plan, workspaceDir) : undefined;
-      const outcome = await this.finish(plan, retrieval, workspaceDir, waitMs);
+      const outcome = await this.finish(plan, retrieval, workspaceDir, { waitMs, window });
       const context: TurnContext = { ...outcome, sessionType: plan.sessionType };
       // The adapter returns this block right away: it is delivered when it is not empty.
       this.deliver(sessionKey, plan.config, workspaceDir, context, context.status === "ok");
@@ -379,8 +423,16 @@ export class MemoryContextService {
     return built;
   }
 
-  logOutcome(context: { sessionType: SessionType; reason: string; injectedIds: string[]; block: string; status?: string }): void {
-    const fields = { sessionType: context.sessionType, reason: context.reason, injected: context.injectedIds.length, chars: context.block.length };
+  logOutcome(context: { sessionType: SessionType; reason: string; injectedIds: string[]; block: string; status?: string; alreadyShown?: number; room?: TurnOutcome["room"] }): void {
+    const fields = {
+      sessionType: context.sessionType,
+      reason: context.reason,
+      injected: context.injectedIds.length,
+      chars: context.block.length,
+      ...(context.alreadyShown ? { alreadyShown: context.alreadyShown } : {}),
+      // The window's room (after the headroom) and its source: host-budget (the engine) or model-config.
+      ...(context.room ? { room: context.room.tokens, window: context.room.source } : {}),
+    };
     if (context.status === "error") this.log().warn(fields, "memory context for this turn failed; nothing injected");
     else this.log().info(fields, "memory context for this turn");
   }
@@ -388,17 +440,16 @@ export class MemoryContextService {
   /** The composer's block when it answers in time and within budget, else the default block. */
   private async composeBlock(
     selection: Selection,
-    config: EthosContextConfig,
-    sessionType: SessionType,
+    plan: TurnPlan & { kind: "search" },
     workspaceDir: string,
-    remainingMs: number,
-    excludeIds: ReadonlySet<string>,
-    message: string,
+    turn: { blockTokens: number | undefined; ceilingTokens: number; deadline: number; excludeIds: ReadonlySet<string> },
   ): Promise<ComposedBlock> {
+    const { config, sessionType } = plan;
     const fallback: ComposedBlock = { block: selection.block, injectedIds: selection.injected.map((memory) => memory.id), fileBlock: selection.fileBlock };
     const composer = this.deps.composeBlock === undefined ? assemblerBlockComposer : this.deps.composeBlock;
     if (!composer || !config.assembleBlock || !selection.block) return fallback;
-    const limits = budgetLimitsFor(config, sessionType);
+    const limits = budgetLimitsFor(config, sessionType, turn.blockTokens);
+    const remainingMs = () => Math.max(0, turn.deadline - this.now());
     const call = async () =>
       composer({
         workspaceDir,
@@ -406,11 +457,15 @@ export class MemoryContextService {
         selection,
         maxTokens: Math.floor(limits.maxTotalChars / CHARS_PER_TOKEN),
         maxChars: limits.maxTotalChars,
+        shareTokens: turn.ceilingTokens,
         now: new Date(this.now()),
-        excludeIds,
-        message,
+        excludeIds: turn.excludeIds,
+        message: plan.query,
+        bootstrap: plan.bootstrap,
+        sources: config.contextSources,
+        remainingMs: remainingMs(),
       });
-    const waited = await waitAtMost(call(), remainingMs);
+    const waited = await waitAtMost(call(), remainingMs());
     if (waited.status === "error") {
       this.log().warn({ err: errorMessage(waited.error) }, "block composer failed; using the default block");
       return fallback;
@@ -425,6 +480,20 @@ export class MemoryContextService {
     this.log().warn({ answered: true }, "block composer over budget; using the default block");
     return fallback;
   }
+}
+
+/**
+ * Why a turn got the block it got, in one word for the log: the gate's tier when memory was
+ * injected; otherwise what held it back. `already-shown`: everything the search found was shown
+ * earlier in the session; `left-out`: what it found is superseded or is what this message says;
+ * `no-room`: the memory did not fit in the room left (the window, or context_budget_tokens).
+ */
+export function turnReason(turn: { found: number; current: number; alreadyShown: number; tier: string; selected: string; composed: string }): string {
+  if (turn.composed) return turn.tier;
+  if (turn.selected) return "no-room"; // the gate passed, the composer had no room left
+  if (turn.found > 0 && turn.current === 0) return "left-out";
+  if (turn.tier === "no-results" && turn.alreadyShown > 0) return "already-shown";
+  return turn.tier;
 }
 
 /** A classification with every id in its bounded form (see boundedId): what a stored plan keeps. */

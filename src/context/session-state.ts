@@ -28,6 +28,10 @@ export type TurnOutcome = {
   reason: string;
   /** Story 007's layout of the same memories for ETHOS_CONTEXT.md (the block uses the compact layout). */
   fileBlock?: string;
+  /** Memories the search found that this session was shown earlier (held back by de-duplication). */
+  alreadyShown?: number;
+  /** Room the model's window left for the block (tokens, after the headroom), and where the window came from. */
+  room?: { tokens: number; source: string };
 };
 
 export type CurrentTurn = { turnKey: string; startedAt: number; workspaceDir: string; outcome: Promise<TurnOutcome> };

@@ -10,6 +10,10 @@ import type { Turn } from "../context/turn.ts";
 import { boundedId } from "../core/bounded-id.ts";
 import type { CurrentTurn, TurnOutcome } from "../context/session-state.ts";
 import { waitAtMost } from "../context/wait.ts";
+import { hostWindow } from "../context/host-window.ts";
+import type { HostWindow } from "../context/host-window.ts";
+import { estimateTokens } from "../core/tokens.ts";
+import { modelContextWindow } from "../host/model-window.ts";
 
 // The hook pack's memory delivery around the memory-context service (src/context/service.ts). Only
 // what is hook-specific lives here:
@@ -31,6 +35,17 @@ export function upsertMemoryRecord(files: readonly unknown[], record: BootstrapF
   const index = files.findIndex(isOurs);
   if (index === -1) return [...files, record];
   return files.flatMap((file, i) => (i === index ? [record] : isOurs(file) ? [] : [file]));
+}
+
+/**
+ * The model's window at agent:bootstrap (2026.3.13 gives hooks no budget): its `contextWindow` from
+ * openclaw.json, less the bootstrap files this event carries (the part of the prompt a hook sees).
+ */
+export function bootstrapWindow(event: AgentBootstrapEvent, cfg: OpenClawConfig | undefined, fallbackAgentId: string | undefined): HostWindow | undefined {
+  const agentId = typeof event.context.agentId === "string" && event.context.agentId ? event.context.agentId : fallbackAgentId;
+  const files = Array.isArray(event.context.bootstrapFiles) ? event.context.bootstrapFiles : [];
+  const used = files.reduce((sum: number, file) => sum + (isBootstrapFileRecord(file) && typeof file.content === "string" ? estimateTokens(file.content) : 0), 0);
+  return hostWindow(modelContextWindow(cfg, { agentId }), used, "model-config");
 }
 
 export class HookMemoryTurns {
@@ -126,7 +141,8 @@ export class HookMemoryTurns {
       state.pending = undefined;
       const hookPending = this.pendingPlans.get(pending);
       this.service.startTurn(sessionKey);
-      current = { turnKey: pending.turnKey, startedAt: now, workspaceDir, outcome: this.computeOutcome({ sessionKey, cfg, turn, pending, hookPending, workspaceDir }) };
+      const window = bootstrapWindow(event, cfg, classification.agentId);
+      current = { turnKey: pending.turnKey, startedAt: now, workspaceDir, outcome: this.computeOutcome({ sessionKey, cfg, turn, pending, hookPending, workspaceDir, window }) };
       state.current = current;
       this.service.sessions.refit(sessionKey, current.outcome);
       fresh = true;
@@ -160,8 +176,9 @@ export class HookMemoryTurns {
     pending: NonNullable<ReturnType<MemoryContextService["sessions"]["get"]>["pending"]>;
     hookPending: HookPending | undefined;
     workspaceDir: string;
+    window: HostWindow | undefined;
   }): Promise<TurnOutcome> {
-    const { sessionKey, cfg, turn, pending, hookPending, workspaceDir } = input;
+    const { sessionKey, cfg, turn, pending, hookPending, workspaceDir, window } = input;
     // The plan of the captured message, else planned from its query with this bootstrap's turn.
     const plan = hookPending?.plan ?? this.service.plan({ sessionKey, cfg, text: pending.query, classification: turn.classification });
     let retrieval: RetrievalHandle | undefined;
@@ -174,7 +191,7 @@ export class HookMemoryTurns {
         retrieval = this.service.retrieve(plan, workspaceDir);
       }
     }
-    const outcome = await this.service.finish(plan, retrieval, workspaceDir);
+    const outcome = await this.service.finish(plan, retrieval, workspaceDir, { window });
     this.service.logOutcome({ ...outcome, sessionType: plan.sessionType });
     return outcome;
   }

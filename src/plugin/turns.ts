@@ -15,7 +15,10 @@ import { createCarrierEngine } from "../context/carrier-engine.ts";
 import type { CarrierEngine } from "../context/carrier-engine.ts";
 import { describeDelivery, engineSelection, memoryDeliveryFor } from "../context/delivery.ts";
 import type { EngineSelection } from "../context/delivery.ts";
+import { estimateMessagesTokens, hostWindow } from "../context/host-window.ts";
+import type { HostWindow } from "../context/host-window.ts";
 import { messageText } from "../context/message-text.ts";
+import { modelContextWindow } from "../host/model-window.ts";
 import type { PluginConfig } from "../context/plugin-config.ts";
 import { staticContextFor } from "../context/static-context.ts";
 import type { ContextService } from "../context/turn-service.ts";
@@ -51,10 +54,11 @@ export function createPluginTurns(input: PluginTurnsInput) {
   const staticOn = () => hookEnabled(cfg(), HOOK_KEYS.aciBootstrap);
 
   /** This turn's block for the engine's carrier (no trigger and no sender there: the key, the skip rules and the ledger decide). */
-  async function carrierBlock(turn: { sessionKey: string; prompt: string; workspaceDir: string; turnKey: string }): Promise<string | undefined> {
+  async function carrierBlock(turn: { sessionKey: string; prompt: string; workspaceDir: string; turnKey: string; window?: HostWindow }): Promise<string | undefined> {
     if (!memoryOn()) return undefined;
     const { classification } = context.turns.turn(turn.sessionKey, cfg());
-    const result = await memory.buildTurnContext({ sessionKey: turn.sessionKey, cfg: cfg(), text: turn.prompt, workspaceDir: turn.workspaceDir, turnKey: turn.turnKey, waitMs: config.waitMs, classification });
+    const { sessionKey, prompt, workspaceDir, turnKey, window } = turn;
+    const result = await memory.buildTurnContext({ sessionKey, cfg: cfg(), text: prompt, workspaceDir, turnKey, waitMs: config.waitMs, window, classification });
     if (!result.block) log().info({ sessionType: result.sessionType, status: result.status, reason: result.reason, delivery: "runtime-carrier" }, "no memory for this turn");
     return result.block;
   }
@@ -115,7 +119,10 @@ export function createPluginTurns(input: PluginTurnsInput) {
           // 2026.9: `prompt` is the bare user text; currentUserMessage when the host gives it.
           const message = event.currentUserMessage ?? event.prompt;
           const turnKey = text(ctx.runId) ?? text(event.currentUserMessageId) ?? `${sessionKey}|${messageText(message)}`;
-          const turn = await memory.buildTurnContext({ sessionKey, cfg: cfg(), text: messageText(message), workspaceDir, turnKey, waitMs: config.waitMs, classification });
+          // No budget reaches this hook (2026.9.6): the model's window from openclaw.json, less the history.
+          const modelWindow = modelContextWindow(cfg(), { agentId: classification.agentId, provider: text(ctx.modelProviderId), modelId: text(ctx.modelId) });
+          const window = hostWindow(modelWindow, estimateMessagesTokens(event.messages), "model-config");
+          const turn = await memory.buildTurnContext({ sessionKey, cfg: cfg(), text: messageText(message), workspaceDir, turnKey, waitMs: config.waitMs, window, classification });
           if (turn.block) prepend.push(turn.block);
           else log().info({ sessionType: turn.sessionType, status: turn.status, reason: turn.reason }, "no memory for this turn");
         } else {

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlugin } from "../../src/ops/build-plugin.ts";
 import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
+import { checkBlockWithinHostBudget } from "./block-budget-check.ts";
 import { checkForgetReachesNextTurn } from "./forget-check.ts";
 import { deepMerge, startGateway } from "./gateway.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
@@ -119,6 +120,10 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
     expect(injected(served, gw.workspaceDir)).toEqual(BUNDLE_MAIN);
     expect(gw.model.userTextOf(served.request)).toContain(SAILBOAT);
     expect(served.systemPrompt).not.toContain(SAILBOAT);
+  });
+
+  it("the block is sized against the engine's budget: assemble()'s tokenBudget, less the history and the headroom", { timeout: 900_000 }, async () => {
+    await checkBlockWithinHostBudget(gw, turn, SAILBOAT);
   });
 
   it("main session: \"Remember that my locker code is 4312\" is written to memory/<today>.md by the package, and a new session's question gets it", { timeout: 1_300_000 }, async () => {

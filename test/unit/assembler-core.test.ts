@@ -165,8 +165,8 @@ describe("assembleContext: one memory, one place", () => {
     expect(result.text).toContain("Operator prefers window seats");
     const semantic = result.slots.find((slot) => slot.slot === "semantic_recall")!;
     expect(semantic.dropped).toEqual([
-      { id: "s1", reason: "duplicate" },
-      { id: "s2", reason: "duplicate" },
+      { id: "s1", reason: "duplicate", of: "r1" },
+      { id: "s2", reason: "duplicate", of: "r1" },
     ]);
     expect(semantic.itemsIn).toBe(3);
     expect(result.decisions).toContain("semantic_recall: 2 item(s) already shown in a higher slot left out");

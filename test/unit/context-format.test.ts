@@ -76,7 +76,7 @@ describe("ETHOS_CONTEXT.md writer", () => {
 });
 
 describe("compact layout (the injected block the model reads)", () => {
-  it("groups entries under their date, oldest first, undated last, with no scores or marker", () => {
+  it("groups entries under their date, oldest first, with no scores or marker; an undated memory first, under no label", () => {
     const block = formatCompactBlock({
       entries: [
         { date: "2026-02-22", text: "Sailboat moved to slip 22.", score: 0.9 },
@@ -92,13 +92,12 @@ describe("compact layout (the injected block the model reads)", () => {
     expect(block).toBe(
       [
         "Relevant memories (workspace memory), by date:",
+        "- Prefers window seats.",
         "[2025-12-01]",
         "- Bought the sailboat.",
         "[2026-02-22]",
         "- Sailboat moved to slip 22.",
         "- Bottom paint booked.",
-        "[undated]",
-        "- Prefers window seats.",
         "",
       ].join("\n"),
     );

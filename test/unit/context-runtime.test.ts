@@ -107,7 +107,7 @@ describe("same-turn injection", () => {
     expect(record).toMatchObject({ name: "ETHOS_CONTEXT.md", path: path.join(ws, "ETHOS_CONTEXT.md"), missing: false });
     // The model reads the compact layout; ETHOS_CONTEXT.md keeps story 007's layout of the same memories.
     expect(record.content).toBe(
-      "Relevant memories (workspace memory), by date:\n[2026-02-22]\n- Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.\n[undated]\n- Jeff's favourite coffee is a cortado.\n",
+      "Relevant memories (workspace memory), by date:\n- Jeff's favourite coffee is a cortado.\n[2026-02-22]\n- Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.\n",
     );
     await flushContextFileWrites();
     expect(contextFile()).toContain("1. **[2026-02-22]** Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito. *(score: 0.91)*");

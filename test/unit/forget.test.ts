@@ -357,7 +357,7 @@ describe("secrets where the bundle writes", () => {
     await owner("remember that my bank PIN is 4321");
     await owner("Remember that I am allergic to walnuts");
     const recent = await recentMemoryItems(ws, SOON, 48, 600);
-    expect(recent.map((item) => item.text)).toEqual(["- [2026-11-25] I am allergic to walnuts #knowledge"]);
+    expect(recent.map((item) => item.text)).toEqual(["- [2026-11-25] I am allergic to walnuts"]);
     const dayText = read(today());
     const hit = { id: "memory/2026-11-25.md#1", text: dayText.split("\n")[0], score: 0.9, rawScore: 5, file: today(), headingPath: [], source: "embedded" as const };
     const block = await assembleMemoryBlock({ workspaceDir: ws, semanticHits: [hit], maxTokens: 1000, now: SOON, config: FAST });

@@ -150,7 +150,7 @@ describe("capture through triage (owner sessions)", () => {
     ]);
     // The recent-memory slot shows only the current value.
     const recent = await recentMemoryItems(ws, LATER, 48, 600);
-    expect(recent.map((item) => item.text)).toEqual(["- [2026-11-25] my sailboat is moored at slip 22 in Sausalito #knowledge"]);
+    expect(recent.map((item) => item.text)).toEqual(["- [2026-11-25] my sailboat is moored at slip 22 in Sausalito"]);
     // A later "remember that" with a new number supersedes too.
     await say("Remember that my sailboat is moored at slip 30 in Sausalito.", { now: LATER });
     expect(capturedFacts(readToday()).filter((f) => !f.superseded).map((f) => f.statement)).toEqual(["my sailboat is moored at slip 30 in Sausalito"]);

@@ -43,16 +43,17 @@ describe("assembleMemoryBlock (ethos-context usage)", () => {
     expect(result.errors).toEqual([]);
     expect(result.blocks.map((b) => b.slot)).toEqual(["corrections", "recent_memory", "semantic_recall"]);
     expect(result.text).toContain("[2026-02-21, unverified] You forgot: I moved to Hangzhou in January");
-    expect(result.text).toContain("- [2026-02-22] Sprint review moved to 3pm");
+    // The note the search also found is shown once, as the hit (it answers this turn's question).
+    expect(result.text).toContain("- [2026-01-10] Sprint review moved to 3pm");
     expect(result.text).toContain("- [2026-02-21] Alice joined the infra team");
     expect(result.text).not.toContain("ancient note");
     expect(result.text).not.toContain("confidence:"); // metadata comments are not shown to the model
-    expect(result.text.match(/Sprint review/g)).toHaveLength(1); // duplicate hit shown once
+    expect(result.text.match(/Sprint review/g)).toHaveLength(1); // the recent note and the hit: one memory, shown once
     expect(result.text).toContain("- [2026-01-10] Operator prefers window seats");
     expect(estimateTokens(result.text)).toBeLessThanOrEqual(600);
   });
 
-  it("the same memory as a search hit (a longer chunk, with its heading and metadata) and a recent note is shown once", async () => {
+  it("the same memory as a search hit (a longer chunk, with its heading and metadata) and a recent note is shown once, as the hit", async () => {
     daily("2026-02-22.md", "# 2026-02-22\n- Booked the dentist for Friday at 9 <!-- confidence: 0.95 source: operator -->\n", new Date("2026-02-22T10:00:00Z"));
     const result = await assembleMemoryBlock({
       workspaceDir: workspace,
@@ -61,9 +62,10 @@ describe("assembleMemoryBlock (ethos-context usage)", () => {
       now,
     });
     expect(result.text.match(/dentist/g)).toHaveLength(1);
-    expect(result.text).toContain("## Recent memory\n- [2026-02-22] Booked the dentist for Friday at 9");
+    expect(result.text).not.toContain("## Recent memory");
+    expect(result.text).toContain("## Relevant memories\n- [2026-01-10] \\# 2026-02-22 - Booked the dentist for Friday at 9");
     expect(result.text).toContain("Operator prefers window seats");
-    expect(result.slots.find((s) => s.slot === "semantic_recall")!.dropped).toEqual([{ id: "chunk", reason: "duplicate" }]);
+    expect(result.shownAs).toEqual(new Map([["2026-02-22.md#1", "chunk"]]));
   });
 
   it("a flood of recent notes cannot crowd out the semantic hits (shared ceiling)", async () => {

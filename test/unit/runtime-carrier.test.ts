@@ -6,6 +6,7 @@ import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { PLUGIN_ID } from "../../src/host/ids.ts";
 import { carrierMessage, createCarrierEngine, hostBuildsMemorySection, RUNTIME_CONTEXT_CUSTOM_TYPE } from "../../src/context/carrier-engine.ts";
 import { describeDelivery, engineSelection, keepsCarriersInHistory, memoryDeliveryFor } from "../../src/context/delivery.ts";
+import { estimateMessagesTokens } from "../../src/context/host-window.ts";
 import type { RetrieverFactory } from "../../src/context/service.ts";
 import { pluginTurns } from "./plugin-fixtures.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
@@ -183,6 +184,40 @@ describe("the engine (pass-through + one carrier)", () => {
     expect(await engine.commitTurn({ advancementKey: "k1" })).toEqual({ status: "committed" });
     expect(await engine.commitTurn({ advancementKey: "k1" })).toEqual({ status: "duplicate" });
     expect(await engine.ingest()).toEqual({ ingested: false });
+  });
+
+  it("the host's budget reaches the turn: tokenBudget less the history it hands over", async () => {
+    const seen: unknown[] = [];
+    const engine = createCarrierEngine({
+      engineId: PLUGIN_ID,
+      workspaceDir: ws,
+      memoryBlock: async (input) => (seen.push(input.window), undefined),
+      delegateCompaction: async () => ({}),
+      log: quiet,
+    });
+    await engine.assemble(assembleParams("agent:main:main", "What is my sailboat called?", { tokenBudget: 97_017 }));
+    await engine.assemble(assembleParams("agent:main:main", "And where is it moored?", { sessionId: "s2" })); // no budget given
+    expect(seen).toEqual([{ tokens: 97_017, usedTokens: estimateMessagesTokens(history), source: "host-budget" }, undefined]);
+  });
+
+  it("no room left in the host's budget (the history fills it, with the headroom): no carrier, the history as it was", async () => {
+    const engine = adapter().contextEngine(sdk, ws)!;
+    const long = [...history, { role: "user", content: "x".repeat(40_000) }]; // 10,000 tokens of history
+    const full = await engine.assemble(assembleParams("agent:main:main", "What is my sailboat called?", { messages: long, tokenBudget: 10_300 }));
+    expect(full.messages).toEqual(long);
+    const roomy = await engine.assemble(assembleParams("agent:main:main", "What is my sailboat called?", { sessionId: "s2", messages: long, tokenBudget: 12_000 }));
+    expect((roomy.messages.at(-1) as { content: string }).content).toContain(SAILBOAT.text);
+  });
+
+  it("before_prompt_build (no budget from the host): the model's contextWindow from openclaw.json, less the history", async () => {
+    const models = { models: { providers: { mock: { models: [{ id: "mock-model", contextWindow: 16_000 }] } } } };
+    const plugin = adapter({ ...models, plugins: { slots: { contextEngine: "lossless-claw" } } });
+    const ctx = (runId: string) => ({ sessionKey: "agent:main:main", workspaceDir: ws, trigger: "user", runId, modelProviderId: "mock", modelId: "mock-model" });
+    const history15k = [{ role: "user", content: "x".repeat(4 * 15_600) }]; // 16,000 − 15,600 − 500 headroom: no room
+    const full = await plugin.beforePromptBuild({ prompt: "What is my sailboat called?", messages: history15k }, ctx("w1"));
+    expect(full?.prependContext ?? "").not.toContain(SAILBOAT.text);
+    const roomy = await plugin.beforePromptBuild({ prompt: "What is my sailboat called?", messages: history }, ctx("w2"));
+    expect(roomy?.prependContext).toContain(SAILBOAT.text);
   });
 
   it("a failing memory source never breaks assemble: the host's messages come back as received", async () => {
