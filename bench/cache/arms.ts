@@ -1,29 +1,39 @@
-// Runs the cache conversation (turns.json) through a real gateway per arm and analyses the model
-// requests. One gateway per arm: hook entries and plugins are read at start, and a session's
-// history must be the arm's own. Shared by `npm run bench -- --only cache` and the e2e suite.
+// Runs the cache conversation (turns.json) through real gateways, one arm at a time, and analyses
+// the model requests. Shared by `npm run bench -- --only cache` and the e2e suite.
+//   2026.3.x  the hook pack's arms: one gateway per arm (hook entries and plugins load at start).
+//   2026.9+   the plugin's arms: ONE gateway with the plugin installed (as install-hooks does); each
+//             arm is a config of that plugin (plugins.entries.openclaw-context.config and the
+//             context-engine slot), a restart, and a fresh main-session thread, so no arm sees
+//             another's history. "no-plugin" is OpenClaw without the plugin on a gateway of its own:
+//             the reference that shows the hooks-off arm is OpenClaw's default (docs/benchmarks.md).
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { HOOK_KEYS } from "../../src/host/ids.ts";
-import { REPO_ROOT, startGateway } from "../../test/e2e/gateway.ts";
+import { HOOK_KEYS, PLUGIN_ID } from "../../src/host/ids.ts";
+import { buildPlugin, packPlugin } from "../../src/ops/build-plugin.ts";
+import { installPlugin } from "../../src/ops/install.ts";
+import { childObject, editOpenClawJson } from "../../src/ops/openclaw-json.ts";
+import { pluginServesHost } from "../../src/host/version.ts";
+import { REPO_ROOT, deepMerge, operatorEnv, startGateway } from "../../test/e2e/gateway.ts";
 import type { Gateway, StartGatewayOptions } from "../../test/e2e/gateway.ts";
 import { analyseConversation, extrapolatedCost, measuredCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { ConversationTurn, CostAssumptions, TurnRow } from "./analyse.ts";
 
-export const ARMS = ["hooks-off", "aci-only", "hook-path", "plugin-prepend", "plugin-path", "persisted-prepend"] as const;
+export const ARMS = ["hooks-off", "aci-only", "hook-path", "plugin-prepend", "plugin-path", "persisted-prepend", "no-plugin"] as const;
 export type Arm = (typeof ARMS)[number];
 
 export const ARM_LABELS: Record<Arm, string> = {
   "hooks-off": "hooks off (OpenClaw default)",
   "aci-only": "aci-bootstrap only",
-  "hook-path": "hook path (both hooks, no plugin)",
-  "plugin-prepend": "plugin path, prependContext (context engine not selected)",
-  "plugin-path": "plugin path (both hooks + plugin: runtime-context carrier)",
+  "hook-path": "hook path (the hook pack, both hooks)",
+  "plugin-prepend": "plugin, prependContext (its context engine not selected)",
+  "plugin-path": "plugin path (runtime-context carrier through its context engine)",
   "persisted-prepend": "persisted prependContext (2026.3.13 alternative)",
+  "no-plugin": "OpenClaw without the plugin (a gateway of its own; reference for hooks off)",
 };
 
 export const MAIN_SESSION = "agent:main:main";
-export const PLUGIN_DIR = path.join(REPO_ROOT, "plugin");
-/** Bench-only plugin: the companion plugin's memory as prependContext, forced on 2026.3.13. */
+/** Bench-only plugin: the plugin's memory block as prependContext, forced on 2026.3.13. */
 export const PREPEND_PLUGIN_DIR = path.join(REPO_ROOT, "bench", "cache", "prepend-plugin");
 const TURN_TIMEOUT_MS = 120_000;
 
@@ -36,43 +46,47 @@ export type ArmResult = {
   version: string;
   arm: Arm;
   /** "ok", or why the arm has no numbers (never silently empty). */
-  status: "ok" | "plugin not present" | "failed";
+  status: "ok" | "failed";
   reason?: string;
   rows: TurnRow[];
   /** Modeled input cost in base-price tokens over the measured turns / extrapolated. */
   cost?: { measured: number; extrapolated: number };
   /** Model requests as sent (for the breakpoint report and debugging). */
   bodies: Record<string, unknown>[];
+  /** Boot (or, on the plugin's gateway, restart) and conversation times. */
   bootSeconds?: number;
   turnSeconds?: number;
 };
 
-/** The companion plugin folder; the plugin arm reports "plugin not present" without it. */
-export function pluginManifest(): { id: string } | undefined {
-  const file = path.join(PLUGIN_DIR, "openclaw.plugin.json");
-  if (!fs.existsSync(file)) return undefined;
-  return JSON.parse(fs.readFileSync(file, "utf8")) as { id: string };
-}
+/** The plugin's arms: its config and the context engine in the slot ("legacy": OpenClaw's own). */
+export const PLUGIN_ARM_SETTINGS: Partial<Record<Arm, { config: Record<string, unknown>; contextEngine: string }>> = {
+  "hooks-off": { config: { enabled: false }, contextEngine: "legacy" },
+  "aci-only": { config: { memory: false }, contextEngine: "legacy" },
+  "plugin-prepend": { config: {}, contextEngine: "legacy" },
+  "plugin-path": { config: {}, contextEngine: PLUGIN_ID },
+};
 
-function gatewayOptions(version: string, arm: Arm, extra: Partial<StartGatewayOptions>): StartGatewayOptions {
+/** Hosts whose arms are configs of the one installed plugin. */
+export const pluginArmsHost = (version: string) => pluginServesHost(version);
+
+/** A gateway of its own for one arm: the hook pack's arms (2026.3.x) and "no-plugin". */
+function ownGatewayOptions(version: string, arm: Arm, extra: Partial<StartGatewayOptions>): StartGatewayOptions {
   const hooks = (aci: boolean, ethos: boolean) => ({ [HOOK_KEYS.aciBootstrap]: { enabled: aci }, [HOOK_KEYS.ethosContext]: { enabled: ethos } });
   const base: StartGatewayOptions = { version, installProbe: false, ...extra };
   switch (arm) {
     case "hooks-off":
-      // OpenClaw as shipped: our pack not installed at all.
+    case "no-plugin":
+      // OpenClaw as shipped: nothing of ours installed at all.
       return { ...base, installPack: false };
     case "aci-only":
       return { ...base, hooks: hooks(true, false) };
     case "hook-path":
       return { ...base, hooks: hooks(true, true) };
-    case "plugin-path":
-      // The harness selects the plugin's context engine, as install-hooks does.
-      return { ...base, hooks: hooks(true, true), installPlugin: true };
-    case "plugin-prepend":
-      // The same plugin with OpenClaw's default engine: memory as prependContext (the fallback).
-      return { ...base, hooks: hooks(true, true), installPlugin: true, config: { ...(extra.config ?? {}), plugins: { slots: { contextEngine: "legacy" } } } };
     case "persisted-prepend":
-      return { ...base, hooks: hooks(true, true), extraPlugins: [PREPEND_PLUGIN_DIR] };
+      // The bench plugin delivers the memory (prependContext); the hook's record would double it.
+      return { ...base, hooks: hooks(true, false), extraPlugins: [PREPEND_PLUGIN_DIR] };
+    default:
+      throw new Error(`${arm}: a config of the plugin, not an arm with a gateway of its own (${version})`);
   }
 }
 
@@ -88,48 +102,101 @@ async function waitForRun(gateway: Gateway, cliJson: unknown, turn: number): Pro
 }
 
 /**
- * One arm: boot, send every turn to the main session with `chat.send`, one model request per
- * turn (each turn waits for its own request; the session lane serialises the runs), stop.
+ * The conversation on one session key: every turn with `chat.send`, one model request per turn
+ * (each turn waits for its own request; the session lane serialises the runs).
  */
-export async function runArm(options: {
+async function runConversation(gateway: Gateway, sessionKey: string, turns: readonly ConversationTurn[]): Promise<Record<string, unknown>[]> {
+  const bodies: Record<string, unknown>[] = [];
+  for (const [index, turn] of turns.entries()) {
+    const before = gateway.model.requests.length;
+    const result = await gateway.chatSend(sessionKey, turn.text, TURN_TIMEOUT_MS);
+    const extra = gateway.model.requests.length - before;
+    if (extra !== 1) throw new Error(`turn ${index + 1}: expected one model request, saw ${extra}`);
+    bodies.push(result.request.body);
+    await waitForRun(gateway, result.cliJson, index + 1);
+  }
+  return bodies;
+}
+
+type RunOptions = {
   version: string;
-  arm: Arm;
   turns?: ConversationTurn[];
   assumptions?: CostAssumptions;
   gateway?: Partial<StartGatewayOptions>;
   log?: (line: string) => void;
-  /** Called with the running gateway after the last turn (e.g. to read more from it). */
-  inspect?: (gateway: Gateway) => Promise<void> | void;
-}): Promise<ArmResult> {
+};
+
+function armResult(options: RunOptions & { arm: Arm }, turns: ConversationTurn[], bodies: Record<string, unknown>[], bootSeconds: number, turnSeconds: number): ArmResult {
+  const rows = analyseConversation(turns, bodies);
+  const assumptions = options.assumptions ?? DEFAULT_COST_ASSUMPTIONS;
+  options.log?.(`cache: ${options.version} ${options.arm}: start ${bootSeconds.toFixed(0)} s, ${turns.length} turns ${turnSeconds.toFixed(0)} s`);
+  return { version: options.version, arm: options.arm, status: "ok", rows, bodies, cost: { measured: measuredCost(rows), extrapolated: extrapolatedCost(rows, assumptions) }, bootSeconds, turnSeconds };
+}
+
+/** One arm on a gateway of its own (2026.3.x arms, and "no-plugin"): boot, the conversation in the main session, stop. */
+export async function runArm(options: RunOptions & { arm: Arm }): Promise<ArmResult> {
   const { version, arm } = options;
   const turns = options.turns ?? loadConversation();
-  const log = options.log ?? (() => {});
-  if ((arm === "plugin-path" || arm === "plugin-prepend" || arm === "persisted-prepend") && !pluginManifest()) {
-    return { version, arm, status: "plugin not present", reason: "plugin/openclaw.plugin.json not found in this checkout", rows: [], bodies: [] };
-  }
   const bootStarted = Date.now();
-  const gateway = await startGateway(gatewayOptions(version, arm, options.gateway ?? {}));
+  const gateway = await startGateway(ownGatewayOptions(version, arm, options.gateway ?? {}));
   const bootSeconds = (Date.now() - bootStarted) / 1000;
   try {
     const turnsStarted = Date.now();
-    const bodies: Record<string, unknown>[] = [];
-    for (const [index, turn] of turns.entries()) {
-      const before = gateway.model.requests.length;
-      const result = await gateway.chatSend(MAIN_SESSION, turn.text, TURN_TIMEOUT_MS);
-      const extra = gateway.model.requests.length - before;
-      if (extra !== 1) throw new Error(`turn ${index + 1}: expected one model request, saw ${extra}`);
-      bodies.push(result.request.body);
-      await waitForRun(gateway, result.cliJson, index + 1);
-    }
-    const turnSeconds = (Date.now() - turnsStarted) / 1000;
-    await options.inspect?.(gateway);
-    const rows = analyseConversation(turns, bodies);
-    const assumptions = options.assumptions ?? DEFAULT_COST_ASSUMPTIONS;
-    log(`cache: ${version} ${arm}: boot ${bootSeconds.toFixed(0)} s, ${turns.length} turns ${turnSeconds.toFixed(0)} s`);
-    return { version, arm, status: "ok", rows, bodies, cost: { measured: measuredCost(rows), extrapolated: extrapolatedCost(rows, assumptions) }, bootSeconds, turnSeconds };
+    const bodies = await runConversation(gateway, MAIN_SESSION, turns);
+    return armResult(options, turns, bodies, bootSeconds, (Date.now() - turnsStarted) / 1000);
   } catch (error) {
     throw new Error(`${version} ${arm}: ${(error as Error).message}\ngateway log tail:\n${gateway.logs().slice(-2000)}`);
   } finally {
     await gateway.stop();
+  }
+}
+
+/** Where an arm's conversation runs on the plugin's gateway: a main-session thread of its own. */
+export const armSessionKey = (arm: Arm) => `${MAIN_SESSION}:thread:cache-${arm}`;
+
+/**
+ * The plugin's arms (2026.9+) on ONE gateway: build and pack the plugin, install it with
+ * install-hooks' own code, then per arm write its settings, restart, and run the conversation in
+ * a thread of its own. An arm that fails is reported as failed and the next one still runs.
+ */
+export async function runPluginArms(options: RunOptions & { arms: readonly Arm[]; onArm?: (result: ArmResult) => void }): Promise<ArmResult[]> {
+  const { version } = options;
+  const turns = options.turns ?? loadConversation();
+  for (const arm of options.arms) if (!PLUGIN_ARM_SETTINGS[arm]) throw new Error(`${arm} is not an arm of the plugin (arms: ${Object.keys(PLUGIN_ARM_SETTINGS).join(", ")})`);
+  const buildDir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-context-cache-plugin-"));
+  const extra = options.gateway ?? {};
+  // Reload mode off: each arm's settings take effect at the restart it waits for, never in a hot reload racing it.
+  const gateway = await startGateway({ version, installPack: false, installProbe: false, ...extra, config: deepMerge({ gateway: { reload: { mode: "off" } } }, extra.config ?? {}) });
+  try {
+    const tarball = await packPlugin(await buildPlugin(path.join(buildDir, "plugin")));
+    const env = operatorEnv(gateway);
+    await installPlugin({ bundleRoot: REPO_ROOT, workspace: gateway.workspaceDir, configPath: gateway.configPath, mode: "pack", cli: env.OPENCLAW_CLI, env, log: () => {} }, tarball);
+    const results: ArmResult[] = [];
+    for (const arm of options.arms) {
+      const settings = PLUGIN_ARM_SETTINGS[arm]!;
+      let result: ArmResult;
+      try {
+        await editOpenClawJson(gateway.configPath, (config) => {
+          const plugins = childObject(config, "plugins");
+          // The longest wait the plugin allows for a turn's memory: a loaded machine never decides the figures.
+          childObject(childObject(plugins, "entries"), PLUGIN_ID).config = { waitMs: 10_000, ...settings.config };
+          childObject(plugins, "slots").contextEngine = settings.contextEngine;
+          return true;
+        });
+        const restartStarted = Date.now();
+        await gateway.restart();
+        const turnsStarted = Date.now();
+        const bodies = await runConversation(gateway, armSessionKey(arm), turns);
+        result = armResult({ ...options, arm }, turns, bodies, (turnsStarted - restartStarted) / 1000, (Date.now() - turnsStarted) / 1000);
+      } catch (error) {
+        result = { version, arm, status: "failed", reason: `${(error as Error).message}\ngateway log tail:\n${gateway.logs().slice(-2000)}`, rows: [], bodies: [] };
+      }
+      results.push(result);
+      options.onArm?.(result);
+    }
+    return results;
+  } finally {
+    await gateway.stop();
+    fs.rmSync(buildDir, { recursive: true, force: true });
   }
 }

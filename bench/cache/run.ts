@@ -1,11 +1,11 @@
 // `cache` section of `npm run bench`: the prompt-cache cost of each delivery path on real gateways
 // (mock model), per arm and version, plus where Anthropic's explicit breakpoints fall.
 import { OPENCLAW_TARGETS } from "../../test/e2e/versions.ts";
-import type { ModelApi } from "../../test/e2e/gateway.ts";
+import type { ModelApi, StartGatewayOptions } from "../../test/e2e/gateway.ts";
 import { markdownTable } from "../lib/table.ts";
 import { analyseBreakpoints, breakpointCost, extrapolatedBreakpointCost, extrapolatedCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
-import type { BreakpointRow, CostAssumptions, TurnRow } from "./analyse.ts";
-import { ARM_LABELS, ARMS, loadConversation, runArm } from "./arms.ts";
+import type { BreakpointRow, ConversationTurn, CostAssumptions, TurnRow } from "./analyse.ts";
+import { ARM_LABELS, ARMS, loadConversation, PLUGIN_ARM_SETTINGS, pluginArmsHost, runArm, runPluginArms } from "./arms.ts";
 import type { Arm, ArmResult } from "./arms.ts";
 
 export type CacheResults = {
@@ -20,11 +20,57 @@ const pct = (value: number) => `${value.toFixed(1)}%`;
 const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : "n/a");
 
 /**
- * Arms per version. On 2026.3.13 the companion plugin stands aside (its arm would be the hook path
- * again); the alternative measured there is a prependContext the host persists in the transcript.
+ * Arms per version. 2026.3.13: the hook pack's arms, and the persisted-prependContext alternative
+ * (the plugin stands aside there). 2026.9+: configs of the one plugin ("no-plugin", the reference
+ * for hooks off, runs only when asked for).
  */
 export function armsFor(version: string): Arm[] {
-  return version.startsWith("2026.3.") ? ["hooks-off", "aci-only", "hook-path", "persisted-prepend"] : ARMS.filter((arm) => arm !== "persisted-prepend");
+  return pluginArmsHost(version) ? ["hooks-off", "aci-only", "plugin-prepend", "plugin-path"] : ["hooks-off", "aci-only", "hook-path", "persisted-prepend"];
+}
+
+/** The arms a run may ask for on this version (the default ones, plus the reference on 2026.9+). */
+function armsAllowed(version: string): Arm[] {
+  return pluginArmsHost(version) ? [...armsFor(version), "no-plugin"] : armsFor(version);
+}
+
+/**
+ * The arms in the order asked: the plugin's arms on its one gateway, any other on a gateway of its
+ * own. Each result is handed to `onArm` as it finishes; an arm that fails is a "failed" result.
+ */
+export async function runArms(options: {
+  version: string;
+  arms: readonly Arm[];
+  turns: ConversationTurn[];
+  assumptions: CostAssumptions;
+  gateway: Partial<StartGatewayOptions>;
+  log: (line: string) => void;
+  onArm?: (result: ArmResult) => void;
+}): Promise<ArmResult[]> {
+  const { version, arms } = options;
+  const failed = (arm: Arm, error: unknown): ArmResult => ({ version, arm, status: "failed", reason: (error as Error).message.slice(0, 500), rows: [], bodies: [] });
+  const results: ArmResult[] = [];
+  const pluginArms = pluginArmsHost(version) ? arms.filter((arm) => PLUGIN_ARM_SETTINGS[arm]) : [];
+  for (const arm of arms.filter((a) => !pluginArms.includes(a))) {
+    let result: ArmResult;
+    try {
+      result = await runArm({ ...options, arm });
+    } catch (error) {
+      result = failed(arm, error);
+    }
+    results.push(result);
+    options.onArm?.(result);
+  }
+  if (pluginArms.length > 0) {
+    try {
+      results.push(...(await runPluginArms({ ...options, arms: pluginArms })));
+    } catch (error) {
+      for (const arm of pluginArms.filter((a) => !results.some((r) => r.arm === a))) {
+        results.push(failed(arm, error));
+        options.onArm?.(results.at(-1)!);
+      }
+    }
+  }
+  return arms.map((arm) => results.find((result) => result.arm === arm)!);
 }
 
 export function summaryTable(results: readonly Omit<ArmResult, "bodies">[]): string {
@@ -110,7 +156,8 @@ export async function runCache(options: {
   }
   const turns = loadConversation();
   out.push(
-    `One main session (\`agent:main:main\`), ${turns.length} \`chat.send\` turns (bench/cache/turns.json: ${turns.filter((t) => t.kind === "memory").length} memory questions, ${turns.filter((t) => t.kind === "chit-chat").length} chit-chat, ${turns.filter((t) => t.kind === "coding").length} coding), sample workspace, mock model (${options.modelApi === "anthropic-messages" ? "Anthropic messages API" : "OpenAI chat completions"}), one fresh gateway per arm.`,
+    `One main session per arm (\`agent:main:main\`; on 2026.9+ a main-session thread of its own per arm), ${turns.length} \`chat.send\` turns (bench/cache/turns.json: ${turns.filter((t) => t.kind === "memory").length} memory questions, ${turns.filter((t) => t.kind === "chit-chat").length} chit-chat, ${turns.filter((t) => t.kind === "coding").length} coding), sample workspace, mock model (${options.modelApi === "anthropic-messages" ? "Anthropic messages API" : "OpenAI chat completions"}). ` +
+      `2026.3.x: one fresh gateway per arm. 2026.9+: one gateway with the plugin installed, each arm a config of it and a restart (docs/benchmarks.md, "one gateway for the plugin's arms").`,
     "",
     assumptionsText(assumptions, turns.length),
     "",
@@ -118,22 +165,18 @@ export async function runCache(options: {
   const versions = options.versions ?? [...OPENCLAW_TARGETS].reverse().map((t) => t.openclaw);
   for (const arm of options.arms ?? []) if (!(ARMS as readonly string[]).includes(arm)) throw new Error(`--cache-arms: unknown arm ${arm} (known: ${ARMS.join(", ")})`);
   // --cache-arms also sets the order (the most wanted arms first when a run may be cut short).
-  const selected = (version: string) => (options.arms ? (options.arms as Arm[]).filter((arm) => armsFor(version).includes(arm)) : armsFor(version));
+  const selected = (version: string) => (options.arms ? (options.arms as Arm[]).filter((arm) => armsAllowed(version).includes(arm)) : armsFor(version));
+  /** One line per arm as it finishes, so a long run that is cut short still leaves its numbers. */
+  const report = (label: string) => (result: ArmResult) => {
+    if (result.status !== "ok") {
+      options.log(`cache: ${result.version} ${result.arm}${label}: ${result.status}`);
+      results.problems.push(`cache: ${result.version} ${result.arm}${label}: ${(result.reason ?? "").split("\n")[0]}`);
+    } else options.log(`cache: ${result.version} ${result.arm}${label}: ${JSON.stringify({ cost: result.cost, rows: result.rows.map(({ before: _b, after: _a, ...row }) => row) })}`);
+  };
   const perTurn: string[] = [];
   for (const version of versions) {
-    const armResults: Omit<ArmResult, "bodies">[] = [];
-    for (const arm of selected(version)) {
-      try {
-        const { bodies: _bodies, ...result } = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: options.modelApi ? { modelApi: options.modelApi } : {} });
-        armResults.push(result);
-        if (result.status !== "ok") options.log(`cache: ${version} ${arm}: ${result.status}`);
-        // One line per arm as it finishes, so a long run that is cut short still leaves its numbers.
-        else options.log(`cache: ${version} ${arm}: ${JSON.stringify({ cost: result.cost, rows: result.rows.map(({ before: _b, after: _a, ...row }) => row) })}`);
-      } catch (error) {
-        results.problems.push(`cache: ${(error as Error).message.split("\n")[0]}`);
-        armResults.push({ version, arm, status: "failed", reason: (error as Error).message.slice(0, 500), rows: [] });
-      }
-    }
+    const ran = await runArms({ version, arms: selected(version), turns, assumptions, log: options.log, gateway: options.modelApi ? { modelApi: options.modelApi } : {}, onArm: report("") });
+    const armResults = ran.map(({ bodies: _bodies, ...rest }) => rest);
     results.arms.push(...armResults);
     out.push(`OpenClaw ${version}:`, "", summaryTable(armResults), "");
     for (const r of armResults.filter((a) => a.status === "ok")) perTurn.push(`<details><summary>${version}, ${ARM_LABELS[r.arm]}: per turn</summary>`, "", turnTable(r.rows), "", "</details>", "");
@@ -144,19 +187,15 @@ export async function runCache(options: {
   // Anthropic-speaking mock (OpenClaw places cache_control itself; the cost depends on where).
   const version = OPENCLAW_TARGETS[OPENCLAW_TARGETS.length - 1]!.openclaw;
   if (!versions.includes(version)) return { markdown: out.join("\n"), results };
-  const anthropicArms = (["hooks-off", "aci-only", "plugin-prepend", "plugin-path"] as const).filter((arm) => !options.arms || options.arms.includes(arm));
+  const anthropicArms = (["no-plugin", "hooks-off", "aci-only", "plugin-prepend", "plugin-path"] as const).filter((arm) => (options.arms ? options.arms.includes(arm) : arm !== "no-plugin"));
   const runs: NonNullable<CacheResults["anthropic"]> = [];
   let detail: { arm: Arm; rows: BreakpointRow[] } | undefined;
-  for (const arm of anthropicArms) {
-    try {
-      const anthropic = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" } });
-      const rows = analyseBreakpoints(anthropic.bodies, turns.flatMap((t) => (t.fact ? [t.fact] : [])));
-      runs.push({ arm, rows, cost: breakpointCost(rows), cost40: extrapolatedBreakpointCost(rows, assumptions), unreadMessageBreakpoints: unreadMessageBreakpoints(rows) });
-      options.log(`cache: ${version} ${arm} (anthropic): ${JSON.stringify({ cost: breakpointCost(rows), cost40: extrapolatedBreakpointCost(rows, assumptions) })}`);
-      if (arm === "plugin-path" || !detail) detail = { arm, rows };
-    } catch (error) {
-      results.problems.push(`cache: anthropic ${arm} run failed: ${(error as Error).message.split("\n")[0]}`);
-    }
+  const anthropic = await runArms({ version, arms: anthropicArms, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" }, onArm: report(" (anthropic)") });
+  for (const result of anthropic.filter((r) => r.status === "ok")) {
+    const rows = analyseBreakpoints(result.bodies, turns.flatMap((t) => (t.fact ? [t.fact] : [])));
+    runs.push({ arm: result.arm, rows, cost: breakpointCost(rows), cost40: extrapolatedBreakpointCost(rows, assumptions), unreadMessageBreakpoints: unreadMessageBreakpoints(rows) });
+    options.log(`cache: ${version} ${result.arm} (anthropic): ${JSON.stringify({ cost: breakpointCost(rows), cost40: extrapolatedBreakpointCost(rows, assumptions) })}`);
+    if (result.arm === "plugin-path" || !detail) detail = { arm: result.arm, rows };
   }
   results.anthropic = runs;
   if (runs.length === 0) return { markdown: out.join("\n"), results };

@@ -18,6 +18,7 @@ import { OPENCLAW_TARGETS } from "./versions.ts";
 import { recordFixtures } from "./record.ts";
 import { readAssumptionsDoc, saveObservations } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
+import { hookPackMemoryChecks } from "./hook-pack-memory-checks.ts";
 
 const OWNER_ID = "424242";
 const STRANGER_ID = "555001";
@@ -238,7 +239,7 @@ for (const target of OPENCLAW_TARGETS) {
           explained.set(session.name, error instanceof Error ? error.message : String(error));
         }
       }
-      await onGw.stop();
+      // Not stopped here: the hook-pack memory checks at the end of this block restart it (afterAll stops it).
       timings[version] = { ...timings[version], onSeconds: (Date.now() - started) / 1000 };
     });
 
@@ -594,6 +595,15 @@ for (const target of OPENCLAW_TARGETS) {
       }
       expect(mismatches, `HOOK_ASSUMPTIONS.md (${path.relative(process.cwd(), path.join(REPO_ROOT, "HOOK_ASSUMPTIONS.md"))}) vs this run`).toEqual([]);
     });
+
+    // ------------------------------------------------------------------ hook pack: same-turn memory and capture
+    // On the hook pack's host only (2026.9+ is the plugin's: package-turns.e2e.test.ts). Runs last: it
+    // restarts the hook-on gateway with ethos-context on (hook-pack-memory-checks.ts).
+    if (version.startsWith("2026.3.")) {
+      describe("hook pack memory: ethos-context and capture on the hook-on gateway, restarted with ethos-context on", () => {
+        hookPackMemoryChecks(() => onGw!);
+      });
+    }
   });
 }
 

@@ -1,14 +1,16 @@
 // Prompt-cache targets on real gateways (issue 10): one main session of 12 `chat.send` turns
-// (bench/cache/turns.json) per arm, one fresh gateway per arm (hook entries and plugins are read at
-// start). 2026.9.6 runs against a mock speaking the Anthropic messages API, so the same requests
-// also show where OpenClaw puts `cache_control`. 2026.3.13 (no plugin delivery there) runs the
-// hook path and asserts only what is robust. Numbers for every arm: `npm run bench -- --only cache`.
+// (bench/cache/turns.json) per arm. 2026.9.6: ONE gateway with the plugin installed, each arm a
+// config of it (enabled false = OpenClaw's default turn; memory false = the file sets only; all on
+// = the plugin path), a restart and a main-session thread of its own (bench/cache/arms.ts), against
+// a mock speaking the Anthropic messages API, so the same requests also show where OpenClaw puts
+// `cache_control`. 2026.3.13 (no plugin there) runs the hook path on a gateway of its own and
+// asserts only what is robust. Numbers for every arm: `npm run bench -- --only cache`.
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { analyseBreakpoints, breakpointCost, extrapolatedBreakpointCost, extrapolatedCost } from "../../bench/cache/analyse.ts";
 import type { BreakpointRow } from "../../bench/cache/analyse.ts";
-import { ARM_LABELS, loadConversation, runArm } from "../../bench/cache/arms.ts";
+import { ARM_LABELS, loadConversation, runArm, runPluginArms } from "../../bench/cache/arms.ts";
 import type { Arm, ArmResult } from "../../bench/cache/arms.ts";
 import { summaryTable, turnTable, breakpointTable, unreadMessageBreakpoints } from "../../bench/cache/run.ts";
 import { readAssumptionsDoc } from "./assumptions.ts";
@@ -44,11 +46,8 @@ const identicalCount = (rows: ArmResult["rows"]) => `${rows.slice(1).filter((row
 
 /** Lines of the system prompt, split into OpenClaw's "## Memory Recall" section and the rest (blank lines dropped). */
 function memorySectionSplit(system: string): { section: string[]; rest: string[] } {
-  // Each arm runs in its own throwaway root; its path is the one intended difference between arms.
-  const lines = system
-    .replace(/openclaw-e2e-\d+\.\d+\.\d+-[A-Za-z0-9]+/g, "<gateway root>")
-    .replace(/sessionId=[0-9a-f-]+/g, "sessionId=<id>")
-    .split("\n");
+  // The arms share one gateway; each runs its own session, whose id is the one intended difference.
+  const lines = system.replace(/sessionId=[0-9a-f-]+/g, "sessionId=<id>").split("\n");
   const start = lines.findIndex((line) => line === "## Memory Recall");
   if (start < 0) return { section: [], rest: lines.filter(Boolean) };
   let end = start + 1;
@@ -62,11 +61,9 @@ describe("prompt cache on OpenClaw 2026.9.6 (Anthropic messages API)", () => {
   const breakpoints = new Map<Arm, BreakpointRow[]>();
 
   beforeAll(async () => {
-    // One gateway at a time: two boots at once starve a 2-core machine.
-    for (const arm of ["hooks-off", "aci-only", "plugin-path"] as const) {
-      const result = await runArm({ version, arm, turns, gateway: { modelApi: "anthropic-messages" } });
-      results.set(arm, result);
-      breakpoints.set(arm, analyseBreakpoints(result.bodies, facts));
+    for (const result of await runPluginArms({ version, arms: ["hooks-off", "aci-only", "plugin-path"], turns, gateway: { modelApi: "anthropic-messages" } })) {
+      results.set(result.arm, result);
+      breakpoints.set(result.arm, analyseBreakpoints(result.bodies, facts));
     }
     const ok = [...results.values()];
     saveRun(version, ok, breakpoints.get("plugin-path"));
@@ -75,7 +72,7 @@ describe("prompt cache on OpenClaw 2026.9.6 (Anthropic messages API)", () => {
 
   const plugin = () => {
     const result = results.get("plugin-path")!;
-    // Never a silent pass: without plugin/ in the checkout the plugin targets fail loudly.
+    // Never a silent pass: an arm that failed says why.
     expect(result.status, result.reason).toBe("ok");
     return result;
   };
@@ -91,7 +88,7 @@ describe("prompt cache on OpenClaw 2026.9.6 (Anthropic messages API)", () => {
 
   it("baseline arms ran every turn, one model request each", () => {
     for (const arm of ["hooks-off", "aci-only"] as const) {
-      expect(results.get(arm)!.status).toBe("ok");
+      expect(results.get(arm)!.status, results.get(arm)!.reason).toBe("ok");
       expect(results.get(arm)!.rows).toHaveLength(turns.length);
     }
     // OpenClaw alone keeps its own system prompt stable: the reference the plugin path must match.
@@ -104,7 +101,7 @@ describe("prompt cache on OpenClaw 2026.9.6 (Anthropic messages API)", () => {
     expect(rows.slice(1).filter((row) => !row.systemIdentical).map((row) => row.turn)).toEqual([]);
   });
 
-  it("plugin path: the system prompt is the host's own (aci-bootstrap only, OpenClaw's engine; gateway root path and session id aside) except where its memory section sits", () => {
+  it("plugin path: the system prompt is the host's own (file sets only, OpenClaw's engine; session id aside) except where its memory section sits", () => {
     plugin();
     // With a non-default engine OpenClaw leaves its memory section out; the engine hands it back
     // (systemPromptAddition), which OpenClaw places right after the cache boundary.

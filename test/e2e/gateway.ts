@@ -52,8 +52,6 @@ export type StartGatewayOptions = {
   installPack?: boolean;
   /** Install the e2e probe hook (it logs every hook event). Default true; one CLI run less without it. */
   installProbe?: boolean;
-  /** Also install the companion plugin from the installed pack (plugin/), linked in place. Default false. */
-  installPlugin?: boolean;
   /** Further plugin folders to install (`plugins install <dir>`) after the pack, e.g. bench-only plugins. */
   extraPlugins?: string[];
   /** Workspace to copy (default fixtures/workspace). The gateway works on the copy. */
@@ -66,6 +64,8 @@ export type StartGatewayOptions = {
   modelApi?: ModelApi;
   /** The model id the gateway asks the mock for (default "mock-model"); OpenClaw keys some behaviour on it. */
   modelId?: string;
+  /** Further model ids the mock provider lists: a session can switch to one (`sessions.patch` `model: "mock/<id>"`). */
+  extraModelIds?: string[];
   /** Extra environment for the gateway process. */
   env?: NodeJS.ProcessEnv;
   /** Echo gateway output to this process's stderr (debugging). */
@@ -126,8 +126,12 @@ export type Gateway = {
   probeEvents(): ProbeEvent[];
   /** Gateway stdout+stderr so far (also in <root>/gateway.log; OPENCLAW_E2E_KEEP=1 keeps the root after stop). */
   logs(): string;
-  /** Stops the gateway process and starts it again on the same state, config and port (what an operator's restart does). */
-  restart(): Promise<void>;
+  /**
+   * Stops the gateway process and starts it again on the same state, config and port (what an
+   * operator's restart does). `configPatch` is deep-merged into openclaw.json while the gateway is
+   * down, so no hot reload of the change can race the restart.
+   */
+  restart(configPatch?: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -323,7 +327,7 @@ export function deepMerge(base: Record<string, unknown>, extra: Record<string, u
   return out;
 }
 
-function baseConfig(port: number, model: MockModel, workspaceDir: string, api: ModelApi, modelId: string, logFile: string): Record<string, unknown> {
+function baseConfig(port: number, model: MockModel, workspaceDir: string, api: ModelApi, modelIds: string[], logFile: string): Record<string, unknown> {
   return {
     gateway: { mode: "local", port, bind: "loopback", auth: { mode: "token", token: GATEWAY_TOKEN } },
     // OpenClaw's own log goes to /tmp/openclaw/openclaw-<day>.log, shared by every gateway of the
@@ -332,7 +336,7 @@ function baseConfig(port: number, model: MockModel, workspaceDir: string, api: M
     agents: {
       defaults: {
         workspace: workspaceDir,
-        model: { primary: `mock/${modelId}` },
+        model: { primary: `mock/${modelIds[0]}` },
         skipBootstrap: true,
       },
     },
@@ -343,17 +347,15 @@ function baseConfig(port: number, model: MockModel, workspaceDir: string, api: M
           baseUrl: api === "anthropic-messages" ? model.anthropicBaseUrl : model.baseUrl,
           apiKey: "sk-e2e-local",
           api,
-          models: [
-            {
-              id: modelId,
-              name: "Mock",
-              reasoning: false,
-              input: ["text"],
-              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-              contextWindow: 128000,
-              maxTokens: 4096,
-            },
-          ],
+          models: modelIds.map((id) => ({
+            id,
+            name: "Mock",
+            reasoning: false,
+            input: ["text"],
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+            contextWindow: 128000,
+            maxTokens: 4096,
+          })),
         },
       },
     },
@@ -574,7 +576,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   };
 
   try {
-    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir, options.modelApi ?? "openai-completions", options.modelId ?? "mock-model", path.join(root, "openclaw-gateway.log")), null, 2)}\n`);
+    fs.writeFileSync(configPath, `${JSON.stringify(baseConfig(port, model, workspaceDir, options.modelApi ?? "openai-completions", [options.modelId ?? "mock-model", ...(options.extraModelIds ?? [])], path.join(root, "openclaw-gateway.log")), null, 2)}\n`);
     const cli = (args: string[], timeoutMs = CLI_TIMEOUT_MS) => runCli(installed, cliEnv, args, timeoutMs);
     const installCommand = seedEra ? ["hooks", "install"] : ["plugins", "install", "--force"];
 
@@ -586,13 +588,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       const staged = await phase("stagePack", () => stagePack(path.join(root, "pack"), runtimeDeps));
       await phase("packInstall", () => cli([...installCommand, staged.dir], INSTALL_TIMEOUT_MS));
       packInstall = `openclaw ${installCommand.join(" ")} <clean copy of the repo>` + (staged.missingHooks.length ? ` (manifest hooks missing, left out: ${staged.missingHooks.join(", ")})` : "");
-      if (options.installPlugin) {
-        // The plugin runs the installed pack's src/ (plugin/index.js finds it next to itself).
-        const pluginDir = path.join(stateDir, "hooks", "openclaw-context", "plugin");
-        const nine = !installed.target.openclaw.startsWith("2026.3.");
-        await cli(["plugins", "install", "--link", pluginDir, ...(nine ? ["--force", "--accept-capabilities"] : [])], INSTALL_TIMEOUT_MS);
-        packInstall += `; openclaw plugins install --link <pack>/plugin${nine ? " --force --accept-capabilities" : ""}`;
-      }
     }
 
     for (const dir of options.extraPlugins ?? []) {
@@ -602,11 +597,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     // The install commands edit openclaw.json; our entries and overrides go on top.
     const afterInstall = JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, unknown>;
     let merged = deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } });
-    // 2026.9 blocks a non-bundled plugin's before_prompt_build without this key; 2026.3.13 rejects the key.
-    if (options.installPlugin && !installed.target.openclaw.startsWith("2026.3.")) {
-      // …and, like install-hooks, select its context engine (memory as a runtime-context carrier).
-      merged = deepMerge(merged, { plugins: { slots: { contextEngine: "openclaw-context-companion" }, entries: { "openclaw-context-companion": { hooks: { allowConversationAccess: true } } } } });
-    }
     merged = deepMerge(merged, options.config ?? {});
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
 
@@ -736,8 +726,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       probeEvents: readProbeEvents,
       logs: () => output,
       stop,
-      async restart() {
+      async restart(configPatch) {
         await stopProcess();
+        if (configPatch) fs.writeFileSync(configPath, `${JSON.stringify(deepMerge(JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, unknown>, configPatch), null, 2)}\n`);
         // The port was just released: wait until nothing listens on it any more.
         const deadline = Date.now() + STOP_TIMEOUT_MS;
         while ((await canConnect(port)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));

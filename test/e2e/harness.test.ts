@@ -5,6 +5,7 @@ import type { MockModel } from "./mock-model.ts";
 import { injectedChars, injectedNames, parseInjectedFiles } from "./prompt.ts";
 import { readAssumptionsDoc } from "./assumptions.ts";
 import crypto from "node:crypto";
+import { MOCK_BOT_TOKEN, pairingCode, startMockTelegram } from "./telegram-mock.ts";
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -105,6 +106,32 @@ describe("prompt parser", () => {
 
   it("returns no files for a prompt without a Project Context section", () => {
     expect(parseInjectedFiles("## Tooling\nnothing injected")).toEqual([]);
+  });
+});
+
+describe("mock Telegram Bot API", () => {
+  const call = async (apiRoot: string, method: string, body: unknown) => {
+    const response = await fetch(`${apiRoot}/bot${MOCK_BOT_TOKEN}/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return ((await response.json()) as { ok: boolean; result: unknown }).result;
+  };
+
+  it("hands a pushed DM to the polling bot, records its replies, and wakes a waiter on the matching one", async () => {
+    const tg = await startMockTelegram();
+    try {
+      expect(await call(tg.apiRoot, "getMe", {})).toMatchObject({ is_bot: true });
+      tg.pushDm({ id: 777001, firstName: "Friend", username: "friend" }, "hello bot");
+      const updates = (await call(tg.apiRoot, "getUpdates", { offset: 0, timeout: 30 })) as { update_id: number; message: { text: string; from: { id: number }; chat: { type: string } } }[];
+      expect(updates.map((u) => [u.message.text, u.message.from.id, u.message.chat.type])).toEqual([["hello bot", 777001, "private"]]);
+      // Polling past the last update returns once nothing is pending (bounded long poll).
+      expect(await call(tg.apiRoot, "getUpdates", { offset: updates[0]!.update_id + 1, timeout: 1 })).toEqual([]);
+      const waiting = tg.waitForMessage(777001, (text) => text.includes("approve"), 5_000);
+      await call(tg.apiRoot, "sendMessage", { chat_id: 424242, text: "not for the friend: openclaw pairing approve telegram WRONG" });
+      await call(tg.apiRoot, "sendMessage", { chat_id: "777001", text: "Pairing code:\n\nopenclaw pairing approve telegram 8BS4R5SK" });
+      expect(pairingCode(await waiting)).toBe("8BS4R5SK");
+      await expect(tg.waitForMessage(777001, (text) => text.includes("never"), 50)).rejects.toThrow(/no sendMessage to 777001/);
+    } finally {
+      await tg.stop();
+    }
   });
 });
 

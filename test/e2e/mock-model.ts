@@ -28,12 +28,15 @@ export type MockModel = {
   lastUserTextOf(request: RecordedRequest): string;
   /** All user messages' text, joined (OpenClaw appends internal-context user messages after the real one). */
   userTextOf(request: RecordedRequest): string;
-  /** Newest chat request with a user message containing `needle`. */
-  findByUserText(needle: string): RecordedRequest | undefined;
+  /** Newest chat request with a user message containing `needle` (only requests after number `afterSeq`, when given). */
+  findByUserText(needle: string, afterSeq?: number): RecordedRequest | undefined;
   /** Newest chat request whose system prompt contains `needle`. */
   findBySystemPrompt(needle: string): RecordedRequest | undefined;
-  /** Waits (bounded) until a chat request with a user message containing `needle` arrives. */
-  waitForUserText(needle: string, timeoutMs: number): Promise<RecordedRequest>;
+  /**
+   * Waits (bounded) until a chat request with a user message containing `needle` arrives; with
+   * `afterSeq`, one after request number `afterSeq` (an earlier turn may have sent the same words).
+   */
+  waitForUserText(needle: string, timeoutMs: number, afterSeq?: number): Promise<RecordedRequest>;
   stop(): Promise<void>;
 };
 
@@ -163,7 +166,7 @@ export async function startMockModel(): Promise<MockModel> {
       .map((m) => messageText(m.content))
       .join("\n");
   const newest = (predicate: (r: RecordedRequest) => boolean) => [...requests].reverse().find(predicate);
-  const findByUserText = (needle: string) => newest((r) => userTextOf(r).includes(needle));
+  const findByUserText = (needle: string, afterSeq = 0) => newest((r) => r.seq > afterSeq && userTextOf(r).includes(needle));
 
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
@@ -175,10 +178,10 @@ export async function startMockModel(): Promise<MockModel> {
     userTextOf,
     findByUserText,
     findBySystemPrompt: (needle) => newest((r) => systemPromptOf(r).includes(needle)),
-    waitForUserText(needle, timeoutMs) {
+    waitForUserText(needle, timeoutMs, afterSeq = 0) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const found = findByUserText(needle);
+          const found = findByUserText(needle, afterSeq);
           if (!found) return false;
           cleanup();
           resolve(found);

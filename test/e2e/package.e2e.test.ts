@@ -1,5 +1,5 @@
 // The packaged plugin end to end on a real OpenClaw 2026.9.6 gateway (issue 18):
-// `npm run build:plugin` + `npm pack` → `npm run install-package -- <tarball>` (saves openclaw.json,
+// `npm run build:plugin` + `npm pack` → `npm run install-hooks -- --plugin <tarball>` (saves openclaw.json,
 // which has an operator's comments, then `openclaw plugins install <tarball> --force
 // --accept-capabilities`) → a main-session turn gets the session-aware file set and the memory fact →
 // `openclaw context status` → the rollback (`config.enabled false`): the next turn is OpenClaw's
@@ -102,10 +102,10 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     expect(JSON.stringify(before.request.body)).not.toContain(FACT);
   });
 
-  it("`npm run install-package -- <tarball>` saves openclaw.json and runs `openclaw plugins install <tarball> --force --accept-capabilities`; the next main turn gets the session-aware set and the memory fact", { timeout: 900_000 }, async () => {
+  it("`npm run install-hooks -- --plugin <tarball>` saves openclaw.json and runs `openclaw plugins install <tarball> --force --accept-capabilities`; the next main turn gets the session-aware set and the memory fact", { timeout: 900_000 }, async () => {
     configBefore = fs.readFileSync(gw.configPath, "utf8");
     expect(configBefore).toContain(OPERATOR_COMMENT);
-    const result = await runOpsScript("install-package.ts", [tarball], shellEnv, 600_000);
+    const result = await runOpsScript("install.ts", ["--plugin", tarball], shellEnv, 600_000);
     expect(result.stderr).not.toMatch(/FAILED|error/);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`openclaw plugins install ${tarball} --force --accept-capabilities`);

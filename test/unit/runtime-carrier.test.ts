@@ -13,7 +13,7 @@ import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { revertPluginConfig, selectContextEngine } from "../../src/ops/plugin-install.ts";
 
 // The runtime-context carrier engine with a fake retriever and a fake host SDK, as the plugin builds
-// it. The real-gateway proof is test/e2e/runtime-carrier.e2e.test.ts and the cache suite.
+// it. The real-gateway proof is test/e2e/package-turns.e2e.test.ts and the cache suite.
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "runtime-carrier-"));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
