@@ -24,6 +24,9 @@ import { PLUGIN_UNIT_ID } from "./plugin-install.ts";
 import { pluginPackageStatus } from "./plugin-status.ts";
 import type { PluginPackageStatus } from "./plugin-status.ts";
 import { checkSoulInstructions } from "./soul-instructions.ts";
+import { resolveOwners } from "../session/owners.ts";
+import { sharedMainWarnings } from "../session/shared-main.ts";
+import type { SharedMainWarning } from "../session/shared-main.ts";
 import type { SoulInstructionsCheck } from "./soul-instructions.ts";
 
 // `npm run status`: what an operator wants to know first, in plain words. Everything is read from
@@ -54,6 +57,8 @@ export type StatusReport = {
   pluginPackage?: PluginPackageStatus;
   /** The hook pack + companion plugin a plugin install replaced, and the settings it carried. */
   migratedFrom?: InstallRecord["migratedFrom"];
+  /** Channels whose DM policy may let someone who is not an owner into the main session (dmScope "main"). */
+  sharedMain: { owners: number; ownerSource: string; warnings: SharedMainWarning[] };
   /** SOUL.md as it is now against the spec's on-demand instructions (the required memory entry first). */
   soul: SoulInstructionsCheck;
 };
@@ -246,7 +251,13 @@ export async function collectStatus(params: {
     captured: await capturedTodayStatus(params.workspace, params.now ?? new Date()),
     forgotten: await recentForgets(params.workspace),
     soul: await checkSoulInstructions(params.workspace),
+    sharedMain: sharedMainStatus(cfg as OpenClawConfig | undefined),
   };
+}
+
+function sharedMainStatus(cfg: OpenClawConfig | undefined): StatusReport["sharedMain"] {
+  const owners = resolveOwners(cfg);
+  return { owners: owners.owners.length, ownerSource: owners.lists.join(", ") || owners.source, warnings: sharedMainWarnings(cfg, owners.owners) };
 }
 
 async function capturedTodayStatus(workspace: string, now: Date): Promise<StatusReport["captured"]> {
@@ -331,6 +342,11 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
   out.push("", `Config errors the gateway logged at its last load${report.logFile ? ` (${report.logFile})` : ""}`);
   if (report.configLogged.length === 0) out.push("  none");
   for (const issue of report.configLogged) out.push(`  - ${issue.time ?? ""} ${issue.key}: ${issue.reason}`);
+  out.push("", "Who may write and read personal memory");
+  const shared = report.sharedMain;
+  out.push(shared.owners > 0 ? `  owners: ${shared.owners} id(s) from ${shared.ownerSource}; a message is the owner's when its sender is one of them` : "  owners: none configured (set commands.ownerAllowFrom): only webchat and CLI turns count as the owner's");
+  for (const warning of shared.warnings) out.push(`  WARNING ${warning.channel}: ${warning.reason}. Turns that name their sender are decided by it; an agent RPC turn or a heartbeat is not. session.dmScope "per-channel-peer" gives each person a session of their own`);
+  if (shared.warnings.length === 0) out.push("  the main session is the owners' only (or session.dmScope keeps DMs apart)");
   out.push("", ...formatSoulCheck(report.soul, now));
   out.push("", "Recent decisions per session type");
   if (!report.logFile) out.push("  file logging is off (OPENCLAW_CONTEXT_LOG_FILE=off)");

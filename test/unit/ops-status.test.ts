@@ -117,6 +117,21 @@ describe("npm run status", () => {
     expect(result.stdout).toContain("none logged yet");
     expect(result.stdout).toContain("no saved index yet");
     expect(result.stdout).toContain("nothing captured today");
+    expect(result.stdout).toContain("owners: none configured (set commands.ownerAllowFrom)");
+  });
+
+  it("warns when dmScope \"main\" (the default) and a DM policy let someone who is not an owner into the main session", async () => {
+    const root = tempRoot();
+    fs.mkdirSync(path.join(root, ".openclaw", "workspace"), { recursive: true });
+    const config = path.join(root, "openclaw.json");
+    fs.writeFileSync(config, JSON.stringify({ commands: { ownerAllowFrom: ["telegram:4242"] }, channels: { telegram: { allowFrom: ["4242"] } } }));
+    const shared = await runOpsScript("status.ts", ["--no-cli"], { HOME: root, OPENCLAW_CONFIG_PATH: config, OPENCLAW_CONTEXT_LOG_FILE: "" });
+    expect(shared.stdout).toContain("owners: 1 id(s) from commands.ownerAllowFrom");
+    expect(shared.stdout).toMatch(/WARNING telegram: dmPolicy "pairing" \(the default\): anyone you approve with openclaw pairing approve runs in the main session/);
+    fs.writeFileSync(config, JSON.stringify({ session: { dmScope: "per-channel-peer" }, commands: { ownerAllowFrom: ["telegram:4242"] }, channels: { telegram: { allowFrom: ["4242"] } } }));
+    const apart = await runOpsScript("status.ts", ["--no-cli"], { HOME: root, OPENCLAW_CONFIG_PATH: config, OPENCLAW_CONTEXT_LOG_FILE: "" });
+    expect(apart.stdout).not.toContain("WARNING telegram");
+    expect(apart.stdout).toContain("the main session is the owners' only");
   });
 });
 

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { dmScopeIsMain, sharedMainWarnings } from "../../src/session/shared-main.ts";
+import { resolveOwners } from "../../src/session/owners.ts";
+
+const owners = (cfg: Record<string, unknown>) => resolveOwners(cfg).owners;
+
+describe("who else may run in the owner's main session (status warning, issue 24)", () => {
+  it("dmScope defaults to main; per-channel-peer keeps DMs apart unless a binding sets main", () => {
+    expect(dmScopeIsMain({})).toBe(true);
+    expect(dmScopeIsMain({ session: { dmScope: "per-channel-peer" } })).toBe(false);
+    expect(dmScopeIsMain({ session: { dmScope: "per-channel-peer" }, bindings: [{ session: { dmScope: "main" } }] })).toBe(true);
+  });
+
+  it("pairing (the default policy) may admit people openclaw.json cannot list", () => {
+    const cfg = { commands: { ownerAllowFrom: ["telegram:4242"] }, channels: { telegram: { allowFrom: ["4242"] } } };
+    expect(sharedMainWarnings(cfg, owners(cfg))).toEqual([{ channel: "telegram", reason: expect.stringContaining('dmPolicy "pairing"') }]);
+  });
+
+  it("an allowlist of the owners only is quiet; one more id is named as a count, never as the id", () => {
+    const quiet = { commands: { ownerAllowFrom: ["telegram:4242"] }, channels: { telegram: { dmPolicy: "allowlist", allowFrom: ["telegram:4242"] } } };
+    expect(sharedMainWarnings(quiet, owners(quiet))).toEqual([]);
+    const loud = { commands: { ownerAllowFrom: ["telegram:4242"] }, channels: { telegram: { dmPolicy: "allowlist", allowFrom: ["4242", "777"] } } };
+    const warnings = sharedMainWarnings(loud, owners(loud));
+    expect(warnings).toEqual([{ channel: "telegram", reason: "allowFrom admits 1 id(s) that are not owners into the main session" }]);
+    expect(JSON.stringify(warnings)).not.toContain("777");
+  });
+
+  it("an owner on another channel is not an owner here; open with * admits anyone; disabled and switched-off channels admit nobody", () => {
+    const cfg = {
+      commands: { ownerAllowFrom: ["discord:4242"] },
+      channels: { telegram: { dmPolicy: "allowlist", allowFrom: ["4242"] }, slack: { dmPolicy: "open", allowFrom: ["*"] }, signal: { dmPolicy: "disabled" }, irc: { enabled: false, dmPolicy: "open", allowFrom: ["*"] } },
+    };
+    expect(sharedMainWarnings(cfg, owners(cfg)).map((w) => w.channel)).toEqual(["telegram", "slack"]);
+  });
+
+  it("accounts override their channel's settings, each reported on its own path", () => {
+    const cfg = { commands: { ownerAllowFrom: ["telegram:4242"] }, channels: { telegram: { dmPolicy: "allowlist", allowFrom: ["4242"], accounts: { work: { allowFrom: ["4242", "99"] }, home: {} } } } };
+    expect(sharedMainWarnings(cfg, owners(cfg)).map((w) => w.channel)).toEqual(["telegram.accounts.work"]);
+  });
+
+  it("with DMs kept apart there is nothing to warn about", () => {
+    const cfg = { session: { dmScope: "per-channel-peer" }, channels: { telegram: { dmPolicy: "open", allowFrom: ["*"] } } };
+    expect(sharedMainWarnings(cfg, [])).toEqual([]);
+  });
+});
