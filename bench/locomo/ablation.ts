@@ -24,7 +24,7 @@ import { loadNonMemoryPrompts, locomoSetDir } from "./run.ts";
 const BUDGETS = [250, 500, 1000] as const;
 const DEFAULTS: RerankWeights = { ...DEFAULT_RERANK_WEIGHTS };
 /** Issue 29's ranking signals off: the ranking of issue 19. */
-const ISSUE_19: RerankWeights = { ...DEFAULTS, near: 0, subject: 0, expand: 0 };
+const ISSUE_19: RerankWeights = { ...DEFAULTS, near: 0 };
 const OFF: RerankWeights = { ...ISSUE_19, speaker: 0, date: 0, answer: 0, prf: 0 };
 
 /**
@@ -37,11 +37,6 @@ const NEW_SIGNALS: [string, Partial<RerankWeights>, Partial<Variant>][] = [
   ["neighbours in the exchange", { near: DEFAULTS.near }, {}],
   ["gate: corroboration", {}, { corroboration: undefined }],
   ["gate: own evidence", {}, { gateOnScore: undefined }],
-];
-/** Tried in issue 29 and not kept (weight 0 by default): each on top of the defaults, at the weight tried. */
-const TRIED: Variant[] = [
-  { name: "all + subject (inference questions), 0.3", weights: { ...DEFAULTS, subject: 0.3 } },
-  { name: "all + expansion (second search), 0.3", weights: { ...DEFAULTS, expand: 0.3 } },
 ];
 /** The neighbours' parameters around the default (chosen on the tuning part, both sets). */
 const NEIGHBOUR_SWEEP: Variant[] = [
@@ -57,7 +52,6 @@ const VARIANTS: Variant[] = [
     const gateOff: Partial<Variant> = "corroboration" in gate ? { corroboration: 0 } : "gateOnScore" in gate ? { gateOnScore: true } : {};
     return { name: `all but ${name}`, weights: { ...DEFAULTS, ...off }, ...gateOff };
   }),
-  ...TRIED,
   { name: "all (default)", weights: DEFAULTS },
 ];
 const ISSUE_19_CHECKS: Variant[] = [

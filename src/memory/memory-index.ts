@@ -278,14 +278,8 @@ export class MemoryIndex {
       return toCandidate(slot + offset, chunk, terms.termFrequency, calibratedScore(queryTerms, terms, stats, queryTermWeight), 0);
     };
     const next = (key: string) => adjacent(key, 1, false);
-    // A second search over the best hits' vocabulary (query expansion), as bounded as the first.
-    const expand = (terms: readonly string[], count: number): RerankCandidate[] =>
-      this.store.search(terms, { maxQueryTerms: this.options.maxQueryTerms, maxPostings: this.options.maxPostingsPerQuery, candidates: count }).candidates.map((found) => {
-        const own = { termFrequency: this.store.countsOf(found.slot, queryTerms), length: found.length };
-        return toCandidate(found.slot, this.store.chunk(found.slot), own.termFrequency, calibratedScore(queryTerms, own, stats, queryTermWeight), 0);
-      });
     const near = (key: string, offset: number) => adjacent(key, offset, true);
-    return rerank(pool, { query, queryTerms, idf, next, near, expand, compareIds }, DEFAULT_RERANK_WEIGHTS, limit)
+    return rerank(pool, { query, queryTerms, idf, next, near, compareIds }, DEFAULT_RERANK_WEIGHTS, limit)
       .filter((result) => result.score > 0)
       .map((result) => {
         const slot = Number(result.id);

@@ -1,9 +1,6 @@
-import { feedbackOverlap, lendToExpansion } from "./expansion.ts";
-import type { ExpansionSearch, Feedback } from "./expansion.ts";
 import { lendToNeighbours } from "./neighbours.ts";
 import type { NeighbourLookup } from "./neighbours.ts";
 import { RankPool } from "./rank-pool.ts";
-import { isInferenceQuestion, statesDisposition } from "./subject.ts";
 import { analyzeText } from "./tokenize.ts";
 
 // Second-stage ranking over the index's candidates. The index finds candidates with BM25 and gives
@@ -56,8 +53,6 @@ export type RerankContext = {
   next?: (id: string) => RerankCandidate | undefined;
   /** The chunk `offset` places from `id` in the same file and section (neighbours in the exchange). */
   near?: NeighbourLookup;
-  /** A second search over the feedback terms (query expansion). */
-  expand?: ExpansionSearch;
   /** Order of two candidates tied on score and BM25 (default: by id). */
   compareIds?: (a: string, b: string) => number;
 };
@@ -73,18 +68,13 @@ export type RerankWeights = {
   prf: number;
   prfDocs: number;
   prfTerms: number;
-  /** Query expansion: chunks found by the feedback terms get this share of the top score × their overlap. */
-  expand: number;
-  expandLimit: number;
-  /** Inference question about someone the query names: that person's likes, habits and plans × (1 + subject). */
-  subject: number;
   /** Neighbours in the exchange: the `nearHits` best hits lend this share to chunks up to `nearSpan` away. */
   near: number;
   nearHits: number;
   nearSpan: number;
 };
 
-export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { speaker: 0.25, date: 0.3, answer: 0.9, prf: 0.15, prfDocs: 5, prfTerms: 8, expand: 0, expandLimit: 20, subject: 0, near: 0.5, nearHits: 10, nearSpan: 2 };
+export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { speaker: 0.25, date: 0.3, answer: 0.9, prf: 0.15, prfDocs: 5, prfTerms: 8, near: 0.5, nearHits: 10, nearSpan: 2 };
 
 export type Reranked = RerankCandidate & {
   /** What fills the block: own evidence plus what related chunks lent (src/memory/rank-pool.ts). */
@@ -233,20 +223,12 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
   const period = weights.date > 0 ? queryPeriod(context.query) : undefined;
   const prf = weights.prf > 0 ? feedbackTerms(candidates, context, weights) : undefined;
 
-  // An inference question about someone the query names (src/memory/subject.ts).
-  const inference = weights.subject > 0 && namedSpeakers.size > 0 && isInferenceQuestion(context.query);
-
   // Each candidate's own evidence: its relevance times the signals about the chunk itself.
   const pool = new RankPool();
   candidates.forEach((candidate, i) => {
     let factor = 1;
     const speaker = speakers[i];
-    const aboutNamed = speaker !== undefined && namedSpeakers.has(speaker);
-    if (aboutNamed && weights.speaker > 0) factor *= 1 + weights.speaker;
-    if (inference && aboutNamed) {
-      const terms = candidate.terms;
-      if (terms && statesDisposition((term) => terms.has(term))) factor *= 1 + weights.subject;
-    }
+    if (weights.speaker > 0 && speaker !== undefined && namedSpeakers.has(speaker)) factor *= 1 + weights.speaker;
     if (period && dateMatches(candidate.date, period)) factor *= 1 + weights.date;
     if (prf && candidate.terms) factor *= 1 + weights.prf * feedbackOverlap(candidate.terms, prf);
     pool.add(candidate, candidate.relevance * factor);
@@ -262,10 +244,6 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
     }
   }
 
-  // Memories the best hits' vocabulary finds, though they share no word with the query (expansion.ts).
-  const prfForExpansion = prf ?? (weights.expand > 0 ? feedbackTerms(candidates, context, weights) : undefined);
-  if (weights.expand > 0 && context.expand && prfForExpansion) lendToExpansion(pool, prfForExpansion, context.expand, { share: weights.expand, limit: weights.expandLimit });
-
   const compareIds = context.compareIds ?? ((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0));
   // The rest of the best hits' exchanges (src/memory/neighbours.ts).
   if (weights.near > 0 && context.near) {
@@ -280,6 +258,15 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
     if (about !== undefined && writtenNames.has(about)) result.named = true;
     return result;
   });
+}
+
+type Feedback = { terms: string[]; shares: number[] };
+
+/** Share of the feedback terms' weight that the chunk holds, in [0, 1]. */
+function feedbackOverlap(terms: CandidateTerms, feedback: Feedback): number {
+  let share = 0;
+  for (let i = 0; i < feedback.terms.length; i++) if (terms.has(feedback.terms[i])) share += feedback.shares[i];
+  return share;
 }
 
 /** Top terms of the best hits that the query does not already hold, weighted by idf × frequency. */

@@ -4,7 +4,6 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultEthosContextConfig } from "../../src/context/config.ts";
 import { runContextPipeline } from "../../src/context/pipeline.ts";
-import { feedbackOverlap, lendToExpansion } from "../../src/memory/expansion.ts";
 import { buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import type { MemoryIndex } from "../../src/memory/memory-index.ts";
 import { lendToNeighbours } from "../../src/memory/neighbours.ts";
@@ -13,8 +12,7 @@ import { DEFAULT_RERANK_WEIGHTS, rerank } from "../../src/memory/rerank.ts";
 import type { RerankWeights } from "../../src/memory/rerank.ts";
 import { createEmbeddedRetriever } from "../../src/memory/retriever.ts";
 import { workspaceMemorySources } from "../../src/memory/sources.ts";
-import { DISPOSITION_TERMS, isInferenceQuestion } from "../../src/memory/subject.ts";
-import { OFF, candidate as c, order, termsOf as tf } from "./rerank-candidates.ts";
+import { OFF, candidate as c, order } from "./rerank-candidates.ts";
 
 // Issue 29: how evidence is put together. Each signal on its own, against all off, then through a
 // real index and the pipeline (the gate decides on a memory's own evidence, never on a loan).
@@ -81,52 +79,6 @@ describe("neighbours in the same exchange", () => {
   });
 });
 
-describe("inference questions about a named person (subject)", () => {
-  it("recognises questions that ask for an inference, not plain requests or facts", () => {
-    expect(isInferenceQuestion("Would Melanie likely enjoy the song by Vivaldi?")).toBe(true);
-    expect(isInferenceQuestion("What job might Maria pursue in the future?")).toBe(true);
-    expect(isInferenceQuestion("Is it likely that Nate has friends besides Joanna?")).toBe(true);
-    expect(isInferenceQuestion("What pets wouldn't cause any discomfort to Joanna?")).toBe(true);
-    expect(isInferenceQuestion("What did Melanie paint last week?")).toBe(false);
-    expect(isInferenceQuestion("When did Caroline go to the support group in May 2023?")).toBe(false);
-    expect(DISPOSITION_TERMS.has("love")).toBe(true);
-    expect(DISPOSITION_TERMS.has("enjoi")).toBe(true);
-  });
-
-  it("lifts the named person's likes and plans above their other entries, only for inference questions", () => {
-    const about = (name: string) => ({ headingPath: ["2023-05-08", name] });
-    const pool = [
-      c("errand", "- Melanie drove the kids to school.", 0.1, { ...about("Melanie"), terms: tf("melani", "drove", "kid", "school") }),
-      c("likes", "- Melanie loves classical music like Bach.", 0.09, { ...about("Melanie"), terms: tf("melani", "love", "classic", "music", "bach") }),
-      c("other", "- Caroline loves classical concerts.", 0.095, { ...about("Caroline"), terms: tf("carolin", "love", "classic", "concert") }),
-    ];
-    const weights = { ...OFF, subject: 0.3 };
-    const ask = (query: string, terms: string[]) => order(rerank(pool, { query, queryTerms: terms, idf: () => 1 }, weights));
-    expect(ask("Would Melanie enjoy The Four Seasons by Vivaldi?", ["melani", "enjoi", "season", "vivaldi"])[0]).toBe("likes");
-    // A factual question about the same person: no lift, the calibrated order stays.
-    expect(ask("What did Melanie do with the kids?", ["melani", "kid"])).toEqual(["errand", "other", "likes"]);
-    // Off: no lift either.
-    expect(order(rerank(pool, { query: "Would Melanie enjoy The Four Seasons by Vivaldi?", queryTerms: ["melani", "vivaldi"], idf: () => 1 }, OFF))[0]).toBe("errand");
-  });
-});
-
-describe("query expansion (second search over the best hits' vocabulary)", () => {
-  it("lends a share of the top score in proportion to the feedback weight a found chunk holds", () => {
-    const pool = new RankPool();
-    pool.add(c("hit", "hit", 0.8), 0.8);
-    const feedback = { terms: ["sweden", "necklac"], shares: [0.75, 0.25] };
-    expect(feedbackOverlap(tf("sweden"), feedback)).toBe(0.75);
-    const found = [c("both", "b", 0, { terms: tf("sweden", "necklac") }), c("one", "o", 0, { terms: tf("necklac") }), c("none", "x", 0, { terms: tf("boat") })];
-    let asked: readonly string[] = [];
-    lendToExpansion(pool, feedback, (terms, limit) => ((asked = terms), found.slice(0, limit)), { share: 0.5, limit: 3 });
-    expect(asked).toEqual(["sweden", "necklac"]);
-    expect(pool.scores[pool.indexOf("both") ?? -1]).toBeCloseTo(0.4);
-    expect(pool.scores[pool.indexOf("one") ?? -1]).toBeCloseTo(0.1);
-    expect(pool.indexOf("none")).toBeUndefined();
-    expect(pool.evidence[pool.indexOf("both") ?? -1]).toBe(0);
-  });
-});
-
 // Curated notes, an agent's memory/YYYY-MM-DD.md: one person's facts of one session in a row.
 const DAYS: Record<string, string> = {
   "2023-05-25": "# 2023-05-25\n\n## Melanie\n\n- Melanie's kids are excited about the break from school.\n\n## Caroline\n\n- Caroline wants to spend the summer on something meaningful.\n\n- Caroline is researching adoption agencies to give kids a loving home.\n\n- Caroline's friends helped her through a tough breakup.\n",
@@ -169,7 +121,7 @@ describe("through the index and the pipeline (curated notes)", () => {
   });
 
   it("a loan reaches the next fact under the same heading, never another section (another person's facts)", () => {
-    const results = withWeights({ prf: 0, expand: 0 }, () => index.search("adoption agencies", 10));
+    const results = withWeights({ prf: 0 }, () => index.search("adoption agencies", 10));
     expect(results[0].text).toContain("researching adoption agencies");
     const next = results.find((m) => m.text.includes("tough breakup"));
     expect(next?.evidence).toBe(0);

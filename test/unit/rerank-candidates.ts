@@ -4,7 +4,7 @@ import type { CandidateTerms, RerankCandidate, RerankWeights } from "../../src/m
 // Hand-made reranker inputs shared by the ranking tests.
 
 /** Every signal off: each test turns on the one it is about. */
-export const OFF: RerankWeights = { ...DEFAULT_RERANK_WEIGHTS, speaker: 0, date: 0, answer: 0, prf: 0, near: 0, subject: 0, expand: 0 };
+export const OFF: RerankWeights = { ...DEFAULT_RERANK_WEIGHTS, speaker: 0, date: 0, answer: 0, prf: 0, near: 0 };
 
 /** A candidate with a calibrated relevance (raw BM25 ten times it, so ties follow relevance). */
 export const candidate = (id: string, text: string, relevance: number, extra: Partial<RerankCandidate> = {}): RerankCandidate => ({
