@@ -23,7 +23,7 @@ import type { CacheIdentity } from "./index-cache.ts";
 import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, readMemorySourceFile, sourcesKey } from "./sources.ts";
 import type { MemorySourceSpec, MemorySourceText } from "./sources.ts";
 import { DEFAULT_RERANK_WEIGHTS, rerank } from "./rerank.ts";
-import type { CandidateTerms, RerankCandidate } from "./rerank.ts";
+import type { CandidateTerms, RerankCandidate } from "./candidate.ts";
 import { analyzeQuery, analyzeText, queryTermWeight, wordsOf } from "./tokenize.ts";
 
 // The embedded retriever's index: markdown chunks from the memory files in a compact store

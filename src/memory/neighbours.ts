@@ -1,5 +1,5 @@
 import type { RankPool } from "./rank-pool.ts";
-import type { RerankCandidate } from "./rerank.ts";
+import type { RerankCandidate } from "./candidate.ts";
 
 // Neighbours in the same exchange (issue 29, multi-hop): the chunks just before and after one of
 // the best hits, in the same file and under the same heading, are the rest of that exchange: the

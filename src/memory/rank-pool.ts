@@ -1,4 +1,4 @@
-import type { RerankCandidate } from "./rerank.ts";
+import type { RerankCandidate } from "./candidate.ts";
 
 // The candidates a reranking works on, with two scores each:
 //   - `evidence`: what the chunk earned by its own match with the query (calibrated relevance times

@@ -2,6 +2,7 @@ import { lendToNeighbours } from "./neighbours.ts";
 import type { NeighbourLookup } from "./neighbours.ts";
 import { RankPool } from "./rank-pool.ts";
 import { analyzeText } from "./tokenize.ts";
+import type { CandidateTerms, RerankCandidate } from "./candidate.ts";
 
 // Second-stage ranking over the index's candidates. The index finds candidates with BM25 and gives
 // each a calibrated relevance in [0, 1] (src/memory/calibrate.ts); the signals below re-order
@@ -12,35 +13,6 @@ import { analyzeText } from "./tokenize.ts";
 // bounded factor (its own evidence); signals that come from a related chunk lend it a share of that
 // chunk's score (src/memory/rank-pool.ts). Scores are clamped to [0, 1], so a score still means what
 // the confidence gate expects, and a candidate without any signal keeps its calibrated score.
-
-export type RerankCandidate = {
-  id: string;
-  /** Original chunk text. */
-  text: string;
-  file?: string;
-  headingPath: readonly string[];
-  /** YYYY-MM-DD when known (dated heading, entry or file name). */
-  date?: string;
-  /** The index's raw BM25 score (0 for a neighbour that matched no query term). */
-  rawScore: number;
-  /** Calibrated relevance in [0, 1], confidence weight applied. */
-  relevance: number;
-  /** The chunk's analysed terms (pseudo-relevance feedback). */
-  terms?: CandidateTerms;
-  /** How many of the query's informative terms the chunk holds (the gate's corroboration rule). */
-  matchedTerms?: number;
-};
-
-/**
- * A candidate's analysed terms, read on demand: feedback lists the terms of the best few hits in
- * full and asks every other candidate only whether it holds each chosen term (an index answers
- * that from its forward list without building a table per candidate).
- */
-export type CandidateTerms = {
-  counts(): Iterable<readonly [string, number]>;
-  has(term: string): boolean;
-};
-
 
 export type RerankContext = {
   /** The query as the user wrote it (dates and names are read from it). */

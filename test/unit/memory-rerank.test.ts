@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_RERANK_WEIGHTS, dateMatches, entityOf, queryPeriod, queryWritesName, rerank, speakerOf } from "../../src/memory/rerank.ts";
-import type { RerankCandidate } from "../../src/memory/rerank.ts";
+import type { RerankCandidate } from "../../src/memory/candidate.ts";
 import { buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import { workspaceMemorySources } from "../../src/memory/sources.ts";
 import { OFF, candidate as c, order, termsOf as tf } from "./rerank-candidates.ts";

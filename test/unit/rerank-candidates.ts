@@ -1,5 +1,6 @@
 import { DEFAULT_RERANK_WEIGHTS } from "../../src/memory/rerank.ts";
-import type { CandidateTerms, RerankCandidate, RerankWeights } from "../../src/memory/rerank.ts";
+import type { RerankWeights } from "../../src/memory/rerank.ts";
+import type { CandidateTerms, RerankCandidate } from "../../src/memory/candidate.ts";
 
 // Hand-made reranker inputs shared by the ranking tests.
 
