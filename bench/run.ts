@@ -18,6 +18,7 @@ import { runCache } from "./cache/run.ts";
 import { SMOKE_OPTIONS, runCaptureBench } from "./capture/run.ts";
 import type { ModelApi } from "../test/e2e/gateway.ts";
 import { runHooks } from "./hooks/run.ts";
+import { renderBothSets } from "./locomo/report.ts";
 import { runLocomo } from "./locomo/run.ts";
 import { runScale } from "./scale/run.ts";
 import { runSharedWords } from "./scale/shared-words.ts";
@@ -93,7 +94,7 @@ async function main(): Promise<number> {
       markdown.push(notes.markdown, "");
       results.locomoNotes = { summary: notes.summary, perQuestion: notes.runs.flatMap((r) => r.questions), nonMemory: notes.runs.flatMap((r) => r.nonMemory) };
     }
-    if (!outcome.skipped && !notes.skipped) markdown.push(renderBothSets(outcome.summary, notes.summary), "");
+    if (!outcome.skipped && !notes.skipped) markdown.push(renderBothSets([["dialog", outcome.summary], ["notes", notes.summary]]), "");
     sectionSeconds.locomo = (Date.now() - t) / 1000;
   }
   if (only.has("scale")) {
@@ -156,34 +157,6 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
-}
-
-/** The injected block against plain BM25 on both sets, per budget: every ratio and the weakest category. */
-function renderBothSets(dialog: LocomoSummary, notes: LocomoSummary): string {
-  const row = (name: string, s: LocomoSummary) => {
-    const all = s.bundle[0];
-    const base = s.baseline[0];
-    const budgets = Object.keys(all.inContext);
-    const weakest = budgets.map((b) => {
-      let worst = { group: "", ratio: Number.POSITIVE_INFINITY };
-      for (let i = 1; i < s.bundle.length; i++) {
-        const r = s.bundle[i].inContext[b] / Math.max(1e-9, s.baseline[i].inContext[b]);
-        if (r < worst.ratio) worst = { group: s.bundle[i].group.replace(/^\d+ /, ""), ratio: r };
-      }
-      return `×${worst.ratio.toFixed(2)} ${worst.group}`;
-    });
-    const nonMemory = s.nonMemory.find((r) => r.kind === "all")?.injectedRate ?? Number.NaN;
-    return [name, ...budgets.map((b) => `×${(all.inContext[b] / Math.max(1e-9, base.inContext[b])).toFixed(2)}`), ...weakest, (all.injectedRate * 100).toFixed(1), (nonMemory * 100).toFixed(1)];
-  };
-  const budgets = Object.keys(dialog.bundle[0]?.inContext ?? {});
-  return [
-    "#### LoCoMo, both sets: the injected block against plain BM25",
-    "",
-    markdownTable(
-      ["set", ...budgets.map((b) => `ctx@${b} ratio`), ...budgets.map((b) => `weakest category @${b}`), "memory questions injected %", "non-memory prompts injected %"],
-      [row("dialog", dialog), row("notes", notes)],
-    ),
-  ].join("\n");
 }
 
 /** LoCoMo's headline numbers for the index the bundle replaced and today's, same run. */

@@ -203,30 +203,38 @@ export type LocomoSummary = {
   bundle: QualityRow[];
   bundleStory007: QualityRow[];
   baseline: QualityRow[];
-  nonMemory: { kind: string; prompts: number; runs: number; injectedRate: number }[];
+  /** Per kind ("all" first): the share of runs that injected anything, over all conversations and per part. */
+  nonMemory: { kind: string; prompts: number; runs: number; injectedRate: number; tuningRate: number; heldOutRate: number }[];
   /** One row per gate threshold (the configured one first): questions injected, ctx@1000, non-memory injected. */
   gateSweep: { gate: string; questionsInjected: number; inContext1000: number; nonMemoryInjected: number }[];
   latency: { bundleMedianMs: number; baselineMedianMs: number; indexMedianMs: number };
   bundleInjectedTokensMedian: number;
   /** The same headline for the conversations tuned on and for the held-out ones (data.ts). */
-  parts: { part: "tuning" | "held-out"; conversations: string[]; bundle: QualityRow; baseline: QualityRow }[];
+  parts: { part: "tuning" | "held-out"; conversations: string[]; bundle: QualityRow; baseline: QualityRow; byCategory: { bundle: QualityRow; baseline: QualityRow }[] }[];
 };
 
 export function summarise(runs: readonly ConversationRun[], configuredGate: number): LocomoSummary {
   const all = runs.flatMap((run) => run.questions);
-  const groups: [string, QuestionResult[]][] = [["all", all]];
-  for (const [category, name] of Object.entries(CATEGORY_NAMES)) {
-    groups.push([`${category} ${name}`, all.filter((r) => r.category === Number(category))]);
-  }
+  const byCategory = (rows: readonly QuestionResult[]) =>
+    Object.entries(CATEGORY_NAMES)
+      .map(([category, name]): [string, QuestionResult[]] => [`${category} ${name}`, rows.filter((r) => r.category === Number(category))])
+      .filter(([, chosen]) => chosen.length > 0);
+  const groups: [string, QuestionResult[]][] = [["all", all], ...byCategory(all)];
   const nonMemoryAll = runs.flatMap((run) => run.nonMemory);
   const kinds = [...new Set(nonMemoryAll.map((r) => r.kind))];
   const nonMemory = [["all", nonMemoryAll] as const, ...kinds.map((kind) => [kind, nonMemoryAll.filter((r) => r.kind === kind)] as const)].map(
-    ([kind, rows]) => ({
-      kind,
-      prompts: runs.length ? rows.length / runs.length : 0,
-      runs: rows.length,
-      injectedRate: mean(rows.map((r) => (r.injected ? 1 : 0))),
-    }),
+    ([kind, rows]) => {
+      // A part without conversations has no rate (NaN: printed "n/a").
+      const rate = (chosen: readonly NonMemoryResult[]) => (chosen.length ? mean(chosen.map((r) => (r.injected ? 1 : 0))) : Number.NaN);
+      return {
+        kind,
+        prompts: runs.length ? rows.length / runs.length : 0,
+        runs: rows.length,
+        injectedRate: rate(rows),
+        tuningRate: rate(rows.filter((r) => !HELD_OUT_CONVERSATIONS.has(r.conversation))),
+        heldOutRate: rate(rows.filter((r) => HELD_OUT_CONVERSATIONS.has(r.conversation))),
+      };
+    },
   );
   const injectedTokens = all.filter((r) => r.bundleInjected).map((r) => r.bundleInjectedTokens);
   return {
@@ -261,7 +269,13 @@ export function summarise(runs: readonly ConversationRun[], configuredGate: numb
       .map((part) => {
         const chosen = runs.filter((run) => HELD_OUT_CONVERSATIONS.has(run.conversation) === (part === "held-out"));
         const rows = chosen.flatMap((run) => run.questions);
-        return { part, conversations: chosen.map((run) => run.conversation), bundle: qualityRow(part, rows, "bundle"), baseline: qualityRow(part, rows, "baseline") };
+        return {
+          part,
+          conversations: chosen.map((run) => run.conversation),
+          bundle: qualityRow(part, rows, "bundle"),
+          baseline: qualityRow(part, rows, "baseline"),
+          byCategory: byCategory(rows).map(([group, chosenRows]) => ({ bundle: qualityRow(group, chosenRows, "bundle"), baseline: qualityRow(group, chosenRows, "baseline") })),
+        };
       })
       .filter((entry) => entry.conversations.length > 0),
   };

@@ -105,6 +105,22 @@ export function renderLocomo(summary: LocomoSummary, set: LocomoSetName = "dialo
       ),
     );
     out.push("");
+    out.push("By category and part, ctx@1000 bundle / BM25 (ratio):");
+    out.push("");
+    const groups = summary.parts[0].byCategory.map((row) => row.bundle.group);
+    out.push(
+      markdownTable(
+        ["category", ...summary.parts.map(({ part }) => part)],
+        groups.map((group) => [
+          group,
+          ...summary.parts.map(({ byCategory }) => {
+            const row = byCategory.find((entry) => entry.bundle.group === group);
+            return row ? `${pct(row.bundle.inContext[1000])} / ${pct(row.baseline.inContext[1000])} (${ratio(row.bundle.inContext[1000], row.baseline.inContext[1000])})` : "";
+          }),
+        ]),
+      ),
+    );
+    out.push("");
   }
   out.push("#### By category");
   out.push("");
@@ -112,13 +128,18 @@ export function renderLocomo(summary: LocomoSummary, set: LocomoSetName = "dialo
   for (let i = 1; i < summary.bundle.length; i++) {
     const b = summary.bundle[i];
     const base = summary.baseline[i];
-    categoryRows.push([b.group, String(b.questions), `${pct(b.r5)} / ${pct(base.r5)}`, `${pct(b.mrr10)} / ${pct(base.mrr10)}`, ...BUDGETS.map((budget) => `${pct(b.inContext[budget])} / ${pct(base.inContext[budget])}`), pct(b.injectedRate)]);
+    categoryRows.push([b.group, String(b.questions), `${pct(b.r5)} / ${pct(base.r5)}`, `${pct(b.mrr10)} / ${pct(base.mrr10)}`, ...BUDGETS.map((budget) => `${pct(b.inContext[budget])} / ${pct(base.inContext[budget])}`), pct(1 - b.injectedRate)]);
   }
-  out.push(markdownTable(["category", "n", "R@5 bundle / BM25", "MRR@10 bundle / BM25", ...BUDGETS.map((b) => `ctx@${b} bundle / BM25`), "injected"], categoryRows));
+  out.push(markdownTable(["category", "n", "R@5 bundle / BM25", "MRR@10 bundle / BM25", ...BUDGETS.map((b) => `ctx@${b} bundle / BM25`), "got nothing"], categoryRows));
   out.push("");
   out.push("#### Gate on non-memory prompts (each prompt run against every conversation's index)");
   out.push("");
-  out.push(markdownTable(["kind", "prompts", "runs", "injected anything"], summary.nonMemory.map((r) => [r.kind, r.prompts, r.runs, pct(r.injectedRate)])));
+  out.push(
+    markdownTable(
+      ["kind", "prompts", "runs", "injected anything", "tuning part", "held-out part"],
+      summary.nonMemory.map((r) => [r.kind, r.prompts, r.runs, pct(r.injectedRate), pct(r.tuningRate), pct(r.heldOutRate)]),
+    ),
+  );
   out.push("");
   out.push("#### Confidence gate sweep (1,000-token budget)");
   out.push("");
@@ -142,4 +163,60 @@ export function renderLocomo(summary: LocomoSummary, set: LocomoSetName = "dialo
   out.push("");
   out.push(BENCH_DIFFERENCES);
   return out.join("\n");
+}
+
+/**
+ * The injected block against plain BM25 on both sets: the ratio at each budget (all questions, and
+ * the held-out part), the weakest category, multi-hop and open-domain at 1,000 tokens, and the
+ * gate's two sides (memory questions that get nothing, non-memory and coding prompts that inject).
+ */
+export function renderBothSets(sets: readonly [LocomoSetName, LocomoSummary][]): string {
+  const times = (a: number, b: number) => `×${(a / Math.max(1e-9, b)).toFixed(2)}`;
+  const row = (name: LocomoSetName, s: LocomoSummary) => {
+    const all = s.bundle[0];
+    const base = s.baseline[0];
+    const heldOut = s.parts.find((p) => p.part === "held-out");
+    const category = (wanted: string) => {
+      const i = s.bundle.findIndex((r) => r.group.endsWith(wanted));
+      return i > 0 ? times(s.bundle[i].inContext[1000], s.baseline[i].inContext[1000]) : "";
+    };
+    const weakest = BUDGETS.map((b) => {
+      let worst = { group: "", ratio: Number.POSITIVE_INFINITY };
+      for (let i = 1; i < s.bundle.length; i++) {
+        const r = s.bundle[i].inContext[b] / Math.max(1e-9, s.baseline[i].inContext[b]);
+        if (r < worst.ratio) worst = { group: s.bundle[i].group.replace(/^\d+ /, ""), ratio: r };
+      }
+      return `×${worst.ratio.toFixed(2)} ${worst.group}`;
+    });
+    const nonMemory = (kind: string) => pct(s.nonMemory.find((r) => r.kind === kind)?.injectedRate ?? Number.NaN);
+    return [
+      name,
+      ...BUDGETS.map((b) => times(all.inContext[b], base.inContext[b])),
+      ...BUDGETS.map((b) => (heldOut ? times(heldOut.bundle.inContext[b], heldOut.baseline.inContext[b]) : "")),
+      ...weakest,
+      category("multi-hop"),
+      category("open-domain"),
+      pct(1 - all.injectedRate),
+      nonMemory("all"),
+      nonMemory("coding-question"),
+    ];
+  };
+  return [
+    "#### LoCoMo, both sets: the injected block against plain BM25",
+    "",
+    markdownTable(
+      [
+        "set",
+        ...BUDGETS.map((b) => `ctx@${b} ratio`),
+        ...BUDGETS.map((b) => `held-out ctx@${b} ratio`),
+        ...BUDGETS.map((b) => `weakest category @${b}`),
+        "multi-hop @1000",
+        "open-domain @1000",
+        "memory questions that get nothing %",
+        "non-memory prompts injected %",
+        "coding questions injected %",
+      ],
+      sets.map(([name, summary]) => row(name, summary)),
+    ),
+  ].join("\n");
 }

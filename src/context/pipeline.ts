@@ -3,7 +3,7 @@ import { budgetLimitsFor, buildBudgetedBlock } from "./budget.ts";
 import type { EthosContextConfig } from "./config.ts";
 import { formatCompactBlock, formatContextBlock } from "./format.ts";
 import type { ContextBlockFormatter } from "./format.ts";
-import { FILL_FLOOR_RATIO, SINGLE_RESULT_MIN, applyConfidenceGate } from "./gate.ts";
+import { CORROBORATING_TERMS, FILL_FLOOR_RATIO, SINGLE_RESULT_MIN, applyConfidenceGate } from "./gate.ts";
 import type { GateDecision } from "./gate.ts";
 import { extractQuery } from "./query.ts";
 import { skipReason } from "./skip.ts";
@@ -49,6 +49,8 @@ export type SelectOptions = {
   maxTokens?: number;
   /** Budget-fill floor as a share of the top score (benchmarks ablate it); else FILL_FLOOR_RATIO. */
   fillFloor?: number;
+  /** Informative query words one result of the `multiple` tier must hold (benchmarks ablate it); else CORROBORATING_TERMS. */
+  corroboration?: number;
   now?: Date;
   /** Layout of the block; the context assembler may supply its own. */
   format?: ContextBlockFormatter;
@@ -86,7 +88,7 @@ export function selectAndFormat(results: readonly RetrievedMemory[], options: Se
   const excluded = options.excludeIds;
   const candidates = excluded ? results.filter((memory) => !excluded.has(memory.id)) : [...results];
   const gate = options.confidenceGate ?? config.confidenceGate;
-  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence, single: SINGLE_RESULT_MIN, fill: options.fillFloor ?? fillFloorFor(config) });
+  const decision = applyConfidenceGate(candidates, { gate, high: config.highConfidence, single: SINGLE_RESULT_MIN, fill: options.fillFloor ?? fillFloorFor(config), corroboration: options.corroboration ?? CORROBORATING_TERMS });
   const limits = budgetLimitsFor(config, options.sessionType, options.maxTokens);
   const frame = { ts: options.now ?? new Date(), queryScore: decision.topScore, threshold: gate, sourceLabel: options.sourceLabel };
   const format = options.format ?? formatCompactBlock;

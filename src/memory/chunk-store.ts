@@ -332,6 +332,11 @@ export class ChunkStore<M> {
     return this.length[slot];
   }
 
+  /** Do two slots sit under the same heading path (the same section of a file)? */
+  sameSection(a: number, b: number): boolean {
+    return this.heading[a] === this.heading[b];
+  }
+
   /** The chunk `offset` places away from `slot` in the same file (-1 = previous), if any. */
   neighbour(slot: number, offset: number): StoredChunk | undefined {
     const file = this.slotFile[slot];

@@ -23,7 +23,7 @@ import type { CacheIdentity } from "./index-cache.ts";
 import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, readMemorySourceFile, sourcesKey } from "./sources.ts";
 import type { MemorySourceSpec, MemorySourceText } from "./sources.ts";
 import { DEFAULT_RERANK_WEIGHTS, rerank } from "./rerank.ts";
-import type { CandidateTerms, RerankCandidate } from "./rerank.ts";
+import type { CandidateTerms, RerankCandidate } from "./candidate.ts";
 import { analyzeQuery, analyzeText, queryTermWeight, wordsOf } from "./tokenize.ts";
 
 // The embedded retriever's index: markdown chunks from the memory files in a compact store
@@ -271,10 +271,10 @@ export class MemoryIndex {
     // store's order (file path, then position in the file).
     const compareIds = (a: string, b: string) => Number(a) - Number(b);
     const bm25Of = new Map<number, number>();
-    const toCandidate = (slot: number, chunk: StoredChunk, relevance: number, bm25: number): RerankCandidate => {
+    const toCandidate = (slot: number, chunk: StoredChunk, termFrequency: Readonly<Record<string, number>>, relevance: number, bm25: number): RerankCandidate => {
       const weighted = applyMemoryConfidence(relevance, rankingWeight(chunk, now, options.confidence));
       bm25Of.set(slot, bm25);
-      const candidate: RerankCandidate = { id: String(slot), text: chunk.text, file: chunk.file, headingPath: chunk.headingPath, rawScore: bm25, relevance: weighted, terms: new SlotTerms(this.store, slot) };
+      const candidate: RerankCandidate = { id: String(slot), text: chunk.text, file: chunk.file, headingPath: chunk.headingPath, rawScore: bm25, relevance: weighted, terms: new SlotTerms(this.store, slot), matchedTerms: informativeTerms(termFrequency) };
       if (chunk.date) candidate.date = chunk.date;
       return candidate;
     };
@@ -282,18 +282,21 @@ export class MemoryIndex {
     for (const candidate of candidates) {
       const relevance = calibratedScore(queryTerms, candidate, stats, queryTermWeight);
       if (relevance <= 0) continue;
-      const scored = toCandidate(candidate.slot, this.store.chunk(candidate.slot), relevance, candidate.bm25);
+      const scored = toCandidate(candidate.slot, this.store.chunk(candidate.slot), candidate.termFrequency, relevance, candidate.bm25);
       if (scored.relevance > 0) pool.push(scored);
     }
-    // The chunk after a candidate in the same file: the reply to a question it asks.
-    const next = (key: string): RerankCandidate | undefined => {
+    // A chunk next to a candidate (same file; `sameSection`: under the same headings too), scored
+    // for the query on its own: the reply to a question, the rest of an exchange.
+    const adjacent = (key: string, offset: number, sameSection: boolean): RerankCandidate | undefined => {
       const slot = Number(key);
-      const chunk = this.store.neighbour(slot, 1);
-      if (!chunk) return undefined;
-      const terms = { termFrequency: this.store.countsOf(slot + 1, queryTerms), length: this.store.lengthOf(slot + 1) };
-      return toCandidate(slot + 1, chunk, calibratedScore(queryTerms, terms, stats, queryTermWeight), 0);
+      const chunk = this.store.neighbour(slot, offset);
+      if (!chunk || (sameSection && !this.store.sameSection(slot, slot + offset))) return undefined;
+      const terms = { termFrequency: this.store.countsOf(slot + offset, queryTerms), length: this.store.lengthOf(slot + offset) };
+      return toCandidate(slot + offset, chunk, terms.termFrequency, calibratedScore(queryTerms, terms, stats, queryTermWeight), 0);
     };
-    return rerank(pool, { query, queryTerms, idf, next, compareIds }, DEFAULT_RERANK_WEIGHTS, limit)
+    const next = (key: string) => adjacent(key, 1, false);
+    const near = (key: string, offset: number) => adjacent(key, offset, true);
+    return rerank(pool, { query, queryTerms, idf, next, near, compareIds }, DEFAULT_RERANK_WEIGHTS, limit)
       .filter((result) => result.score > 0)
       .map((result) => {
         const slot = Number(result.id);
@@ -301,6 +304,8 @@ export class MemoryIndex {
         const bm25 = bm25Of.get(slot) ?? 0;
         const memory = toMemory(this.store.chunkId(slot), chunk, result.score, bm25);
         if (result.named) memory.named = true;
+        memory.evidence = result.evidence;
+        if (result.matchedTerms !== undefined) memory.matchedTerms = result.matchedTerms;
         return { memory, relevance: result.relevance, bm25, position: chunk.position, chunksInFile: chunk.chunksInFile, slot };
       });
   }
@@ -578,6 +583,13 @@ class SlotTerms implements CandidateTerms {
   has(term: string): boolean {
     return this.store.hasTerm(this.slot, term);
   }
+}
+
+/** How many of the query's informative terms (question-frame words left out) a chunk holds. */
+function informativeTerms(termFrequency: Readonly<Record<string, number>>): number {
+  let count = 0;
+  for (const term in termFrequency) if (termFrequency[term] > 0 && queryTermWeight(term) === 1) count++;
+  return count;
 }
 
 function toMemory(id: string, chunk: StoredChunk, score: number, rawScore: number): RetrievedMemory {

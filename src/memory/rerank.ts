@@ -1,40 +1,18 @@
+import { lendToNeighbours } from "./neighbours.ts";
+import type { NeighbourLookup } from "./neighbours.ts";
+import { RankPool } from "./rank-pool.ts";
 import { analyzeText } from "./tokenize.ts";
+import type { CandidateTerms, RerankCandidate } from "./candidate.ts";
 
 // Second-stage ranking over the index's candidates. The index finds candidates with BM25 and gives
 // each a calibrated relevance in [0, 1] (src/memory/calibrate.ts); the signals below re-order
 // them using what BM25 cannot see: who is speaking, the memory's date, the turn that answers a
-// question, and the vocabulary of the best hits. Each signal was kept only because it raised
-// recall on the LoCoMo benchmark; docs/retrieval.md ("Ranking signals") gives the measured effect.
-// Every signal multiplies the relevance by a bounded factor and the result is clamped to [0, 1],
-// so a score still means what the confidence gate expects, and a candidate without any signal
-// keeps its calibrated score.
-
-export type RerankCandidate = {
-  id: string;
-  /** Original chunk text. */
-  text: string;
-  file?: string;
-  headingPath: readonly string[];
-  /** YYYY-MM-DD when known (dated heading, entry or file name). */
-  date?: string;
-  /** The index's raw BM25 score (0 for a neighbour that matched no query term). */
-  rawScore: number;
-  /** Calibrated relevance in [0, 1], confidence weight applied. */
-  relevance: number;
-  /** The chunk's analysed terms (pseudo-relevance feedback). */
-  terms?: CandidateTerms;
-};
-
-/**
- * A candidate's analysed terms, read on demand: feedback lists the terms of the best few hits in
- * full and asks every other candidate only whether it holds each chosen term (an index answers
- * that from its forward list without building a table per candidate).
- */
-export type CandidateTerms = {
-  counts(): Iterable<readonly [string, number]>;
-  has(term: string): boolean;
-};
-
+// question, the vocabulary of the best hits, and the rest of the best hits' exchanges. Each signal
+// was kept only because it raised recall on the LoCoMo benchmark; docs/retrieval.md ("Ranking
+// signals") gives the measured effect. Signals about a chunk itself multiply its relevance by a
+// bounded factor (its own evidence); signals that come from a related chunk lend it a share of that
+// chunk's score (src/memory/rank-pool.ts). Scores are clamped to [0, 1], so a score still means what
+// the confidence gate expects, and a candidate without any signal keeps its calibrated score.
 
 export type RerankContext = {
   /** The query as the user wrote it (dates and names are read from it). */
@@ -45,6 +23,8 @@ export type RerankContext = {
   idf: (term: string) => number;
   /** The chunk that follows `id` in its file, when the index knows it (the reply to a question). */
   next?: (id: string) => RerankCandidate | undefined;
+  /** The chunk `offset` places from `id` in the same file and section (neighbours in the exchange). */
+  near?: NeighbourLookup;
   /** Order of two candidates tied on score and BM25 (default: by id). */
   compareIds?: (a: string, b: string) => number;
 };
@@ -60,12 +40,19 @@ export type RerankWeights = {
   prf: number;
   prfDocs: number;
   prfTerms: number;
+  /** Neighbours in the exchange: the `nearHits` best hits lend this share to chunks up to `nearSpan` away. */
+  near: number;
+  nearHits: number;
+  nearSpan: number;
 };
 
-export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { speaker: 0.25, date: 0.3, answer: 0.9, prf: 0.15, prfDocs: 5, prfTerms: 8 };
+export const DEFAULT_RERANK_WEIGHTS: RerankWeights = { speaker: 0.25, date: 0.3, answer: 0.9, prf: 0.15, prfDocs: 5, prfTerms: 8, near: 0.5, nearHits: 10, nearSpan: 2 };
 
 export type Reranked = RerankCandidate & {
+  /** What fills the block: own evidence plus what related chunks lent (src/memory/rank-pool.ts). */
   score: number;
+  /** What the chunk earned by its own match: the gate decides on this. */
+  evidence: number;
   /** The entry is about someone the query names (speaker label or name heading, capitalised in the query). */
   named?: true;
 };
@@ -208,58 +195,50 @@ export function rerank(candidates: readonly RerankCandidate[], context: RerankCo
   const period = weights.date > 0 ? queryPeriod(context.query) : undefined;
   const prf = weights.prf > 0 ? feedbackTerms(candidates, context, weights) : undefined;
 
-  // The pool grows by the replies the answer signal brings in; `scores` runs parallel to it.
-  const pool: RerankCandidate[] = [];
-  const scores: number[] = [];
-  const named: boolean[] = [];
-  const at = new Map<string, number>();
+  // Each candidate's own evidence: its relevance times the signals about the chunk itself.
+  const pool = new RankPool();
   candidates.forEach((candidate, i) => {
     let factor = 1;
-    if (namedSpeakers.size > 0 && weights.speaker > 0) {
-      const speaker = speakers[i];
-      if (speaker && namedSpeakers.has(speaker)) factor *= 1 + weights.speaker;
-    }
+    const speaker = speakers[i];
+    if (weights.speaker > 0 && speaker !== undefined && namedSpeakers.has(speaker)) factor *= 1 + weights.speaker;
     if (period && dateMatches(candidate.date, period)) factor *= 1 + weights.date;
-    if (prf && candidate.terms) factor *= 1 + weights.prf * overlap(candidate.terms, prf);
-    const score = clamp(candidate.relevance * factor);
-    const isNamed = speakers[i] !== undefined && writtenNames.has(speakers[i] as string);
-    const known = at.get(candidate.id);
-    if (known !== undefined) {
-      pool[known] = candidate; // the same id twice: the later one counts, in the first one's place
-      scores[known] = score;
-      named[known] = isNamed;
-      return;
-    }
-    at.set(candidate.id, pool.length);
-    pool.push(candidate);
-    scores.push(score);
-    named.push(isNamed);
+    if (prf && candidate.terms) factor *= 1 + weights.prf * feedbackOverlap(candidate.terms, prf);
+    pool.add(candidate, candidate.relevance * factor);
   });
 
   // The reply to a matching question carries the answer the question only asks about.
   if (weights.answer > 0 && context.next) {
-    const asking = pool.length;
+    const asking = pool.size;
     for (let i = 0; i < asking; i++) {
-      if (!isQuestion(pool[i].text)) continue;
-      const reply = context.next(pool[i].id);
-      if (!reply) continue;
-      const lent = scores[i] * weights.answer;
-      const known = at.get(reply.id);
-      if (known !== undefined) {
-        if (lent > scores[known]) scores[known] = lent;
-      } else {
-        at.set(reply.id, pool.length);
-        pool.push(reply);
-        scores.push(clamp(lent));
-        const replier = entityOf(reply.text, reply.headingPath);
-        named.push(replier !== undefined && writtenNames.has(replier));
-      }
+      if (!isQuestion(pool.candidates[i].text)) continue;
+      const reply = context.next(pool.candidates[i].id);
+      if (reply) pool.lend(reply, pool.scores[i] * weights.answer, "max");
     }
   }
 
   const compareIds = context.compareIds ?? ((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0));
-  const order = pool.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || pool[b].rawScore - pool[a].rawScore || compareIds(pool[a].id, pool[b].id));
-  return order.slice(0, Math.min(order.length, limit)).map((i) => (named[i] ? { ...pool[i], score: scores[i], named: true as const } : { ...pool[i], score: scores[i] }));
+  // The rest of the best hits' exchanges (src/memory/neighbours.ts).
+  if (weights.near > 0 && context.near) {
+    lendToNeighbours(pool, pool.order(compareIds), context.near, { share: weights.near, hits: weights.nearHits, span: weights.nearSpan });
+  }
+
+  const order = pool.order(compareIds);
+  return order.slice(0, Math.min(order.length, limit)).map((i) => {
+    const candidate = pool.candidates[i];
+    const result: Reranked = { ...candidate, score: pool.scores[i], evidence: pool.evidence[i] };
+    const about = entityOf(candidate.text, candidate.headingPath);
+    if (about !== undefined && writtenNames.has(about)) result.named = true;
+    return result;
+  });
+}
+
+type Feedback = { terms: string[]; shares: number[] };
+
+/** Share of the feedback terms' weight that the chunk holds, in [0, 1]. */
+function feedbackOverlap(terms: CandidateTerms, feedback: Feedback): number {
+  let share = 0;
+  for (let i = 0; i < feedback.terms.length; i++) if (terms.has(feedback.terms[i])) share += feedback.shares[i];
+  return share;
 }
 
 /** Top terms of the best hits that the query does not already hold, weighted by idf × frequency. */
@@ -280,15 +259,4 @@ function feedbackTerms(candidates: readonly RerankCandidate[], context: RerankCo
   return { terms: chosen.map(([term]) => term), shares: chosen.map(([, w]) => w / total) };
 }
 
-type Feedback = { terms: string[]; shares: number[] };
 
-/** Share of the feedback terms' weight that the chunk holds, in [0, 1]. */
-function overlap(terms: CandidateTerms, feedback: Feedback): number {
-  let share = 0;
-  for (let i = 0; i < feedback.terms.length; i++) if (terms.has(feedback.terms[i])) share += feedback.shares[i];
-  return share;
-}
-
-function clamp(score: number): number {
-  return Math.min(1, Math.max(0, score));
-}

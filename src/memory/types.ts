@@ -22,6 +22,17 @@ export type RetrievedMemory = {
    * (`## Caroline`) is written in the query. The gate lets such a turn inject below the threshold.
    */
   named?: true;
+  /**
+   * The part of `score` the memory earned by its own match with the query, before any share lent
+   * by a related memory (the question it answers, a hit next to it): the gate decides on this,
+   * the budget fills by `score`. Absent: the score is all its own (Ethos).
+   */
+  evidence?: number;
+  /**
+   * How many of the query's informative words the memory holds (embedded index only): two or more
+   * found together corroborate a partial match (src/context/gate.ts).
+   */
+  matchedTerms?: number;
 };
 
 export type Retriever = {

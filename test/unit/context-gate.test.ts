@@ -76,3 +76,47 @@ describe("budget fill per backend", () => {
     expect(select("ethos").decision.passing.map((r) => r.id)).toEqual(["a", "b"]);
   });
 });
+
+describe("issue 29: the gate decides on each memory's own evidence, with corroboration", () => {
+  const own = (id: string, score: number, evidence: number, matchedTerms?: number): RetrievedMemory => ({ ...m(id, score), evidence, ...(matchedTerms === undefined ? {} : { matchedTerms }) });
+
+  it("a score lent by a neighbour fills the block but never opens the gate", () => {
+    // One weak hit (0.3 of its own) and a neighbour lifted to 0.3 by a loan: one hit, not two.
+    const lent = [own("hit", 0.3, 0.3, 2), own("neighbour", 0.3, 0, 0)];
+    expect(applyConfidenceGate(lent, t)).toMatchObject({ inject: false, tier: "single-below-high", topEvidence: 0.3 });
+    // The same scores, both earned: two results over the gate.
+    expect(applyConfidenceGate([own("hit", 0.3, 0.3, 2), own("other", 0.3, 0.3, 2)], t)).toMatchObject({ inject: true, tier: "multiple" });
+    // A loan above `high` is not high confidence either.
+    expect(applyConfidenceGate([own("hit", 0.4, 0.4, 2), own("neighbour", 0.9, 0.05, 0)], t).tier).toBe("single-below-high");
+  });
+
+  it("once a turn injects, lent results fill the block in score order", () => {
+    const decision = applyConfidenceGate([own("hit", 0.9, 0.9, 3), own("neighbour", 0.5, 0, 0), own("weak", 0.2, 0.2, 1)], { ...t, fill: 0.05 });
+    expect(decision).toMatchObject({ inject: true, tier: "high" });
+    expect(decision.passing.map((r) => r.id)).toEqual(["hit", "neighbour", "weak"]);
+  });
+
+  it("corroboration: two results that each hold one of the query's words are not enough; one holding two is", () => {
+    const coincidences = [own("a", 0.3, 0.3, 1), own("b", 0.25, 0.25, 1)];
+    expect(applyConfidenceGate(coincidences, { ...t, corroboration: 2 })).toMatchObject({ inject: false, tier: "single-below-high" });
+    expect(applyConfidenceGate(coincidences, t)).toMatchObject({ inject: true, tier: "multiple" });
+    expect(applyConfidenceGate([own("a", 0.3, 0.3, 2), own("b", 0.25, 0.25, 1)], { ...t, corroboration: 2 })).toMatchObject({ inject: true, tier: "multiple" });
+    // A memory under the gate does not corroborate.
+    expect(applyConfidenceGate([own("a", 0.3, 0.3, 1), own("b", 0.25, 0.25, 1), own("c", 0.1, 0.1, 3)], { ...t, corroboration: 2 }).inject).toBe(false);
+    // A backend that does not count words (Ethos) keeps story 007's rule.
+    expect(applyConfidenceGate([m("a", 0.3), m("b", 0.25)], { ...t, corroboration: 2 })).toMatchObject({ inject: true, tier: "multiple" });
+  });
+
+  it("corroboration leaves the other tiers alone: high, a lone strong result, a named person", () => {
+    expect(applyConfidenceGate([own("a", 0.8, 0.8, 1)], { ...t, corroboration: 2 }).tier).toBe("high");
+    expect(applyConfidenceGate([own("a", 0.4, 0.4, 1), own("b", 0.2, 0.2, 1)], { ...t, single: 0.35, corroboration: 2 }).tier).toBe("single");
+    expect(applyConfidenceGate([{ ...own("a", 0.2, 0.2, 1), named: true as const }, own("b", 0.2, 0.2, 1)], { ...t, corroboration: 2 }).tier).toBe("named");
+  });
+
+  it("the pipeline asks for corroboration by default", () => {
+    const results = [own("a", 0.3, 0.3, 1), own("b", 0.25, 0.25, 1)];
+    const select = (corroboration?: number) => selectAndFormat(results, { config: defaultEthosContextConfig(), sessionType: "MAIN_SESSION", sourceLabel: "test", corroboration });
+    expect(select().decision.inject).toBe(false);
+    expect(select(0).decision.inject).toBe(true);
+  });
+});

@@ -3,21 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_RERANK_WEIGHTS, dateMatches, entityOf, queryPeriod, queryWritesName, rerank, speakerOf } from "../../src/memory/rerank.ts";
-import type { CandidateTerms, RerankCandidate, RerankWeights } from "../../src/memory/rerank.ts";
+import type { RerankCandidate } from "../../src/memory/candidate.ts";
 import { buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import { workspaceMemorySources } from "../../src/memory/sources.ts";
+import { OFF, candidate as c, order, termsOf as tf } from "./rerank-candidates.ts";
 
-const OFF: RerankWeights = { ...DEFAULT_RERANK_WEIGHTS, speaker: 0, date: 0, answer: 0, prf: 0 };
-const c = (id: string, text: string, relevance: number, extra: Partial<RerankCandidate> = {}): RerankCandidate => ({
-  id,
-  text,
-  headingPath: [],
-  rawScore: relevance * 10,
-  relevance,
-  ...extra,
-});
 const ctx = (query: string, queryTerms: string[], next?: (id: string) => RerankCandidate | undefined) => ({ query, queryTerms, idf: () => 1, next });
-const order = (results: { id: string }[]) => results.map((r) => r.id);
 
 describe("reranker signals (each one on its own, against all off)", () => {
   it("speaker: the named person's own entries rise above entries that only address them", () => {
@@ -53,8 +44,6 @@ describe("reranker signals (each one on its own, against all off)", () => {
   });
 
   it("pseudo-relevance feedback: a candidate sharing the best hits' vocabulary rises", () => {
-    // Each listed term once, as an index's forward list would answer for the chunk.
-    const tf = (...terms: string[]): CandidateTerms => ({ counts: () => terms.map((t) => [t, 1] as const), has: (term) => terms.includes(term) });
     const pool = [
       c("top", "pottery class clay", 0.9, { terms: tf("potteri", "class", "clai") }),
       c("plain", "a class on monday", 0.41, { terms: tf("class", "mondai") }),
@@ -87,12 +76,13 @@ describe("through the index", () => {
     const index = await buildMemoryIndex(workspaceMemorySources(tmp), { cacheDir: false });
     const texts = () => index.search("What instruments does Melanie play?", 5).map((r) => r.text);
     expect(texts()).toContain("Yeah, clarinet since I was young.");
-    const saved = DEFAULT_RERANK_WEIGHTS.answer;
-    DEFAULT_RERANK_WEIGHTS.answer = 0;
+    const saved = { ...DEFAULT_RERANK_WEIGHTS };
+    // The neighbours signal would bring the reply in too (it is the turn after a hit): both off.
+    Object.assign(DEFAULT_RERANK_WEIGHTS, { answer: 0, near: 0 });
     try {
       expect(texts()).not.toContain("Yeah, clarinet since I was young.");
     } finally {
-      DEFAULT_RERANK_WEIGHTS.answer = saved;
+      Object.assign(DEFAULT_RERANK_WEIGHTS, saved);
     }
   });
 });
