@@ -46,13 +46,23 @@ export type CorrectionEntry = {
   loggedAt?: Date;
   triggerPhrase?: string;
   triggerConfidence?: string;
+  session?: string;
   verified: boolean;
   reEmbedded: boolean;
   cooldownExpires?: Date;
   status: string;
+  /** `confidence:` as written (triage writes 1.0: the operator's own correction). */
+  confidence?: number;
+  /** `source:` as written; absent on triage's entries, which are the operator's (§8 `correction`). */
+  source?: string;
+  /** `last_seen:` (the correction came up again), else undefined: decay then runs from logged_at. */
+  lastSeen?: Date;
   /** The whole entry as written, heading included. */
   text: string;
 };
+
+/** Statuses that take an entry out of the live corrections (assembler, maintenance). */
+export const CLOSED_CORRECTION_STATUSES: ReadonlySet<string> = new Set(["retracted", "archived", "resolved"]);
 
 export function correctionId(dedupeKey: string): string {
   return `c-${contentHash(dedupeKey).slice(0, 12)}`;
@@ -133,10 +143,24 @@ function parseDate(value: string | undefined): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+function parseConfidence(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value !== undefined && Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
+}
+
+/**
+ * CORRECTIONS.md cut at its `## ` headings: the text before the first one, then one block per entry
+ * (heading to the next heading, blank lines included), so that joining them gives the file back.
+ */
+export function splitCorrectionBlocks(markdown: string): { preamble: string; blocks: string[] } {
+  const parts = markdown.split(/^(?=##[ \t])/m);
+  const preamble = /^##[ \t]/.test(parts[0] ?? "") ? "" : (parts.shift() ?? "");
+  return { preamble, blocks: parts };
+}
+
 /** Split CORRECTIONS.md into entries (one per `## ` heading). Text before the first heading is skipped. */
 export function parseCorrections(markdown: string): CorrectionEntry[] {
-  const blocks = markdown.split(/^(?=##[ \t])/m).filter((block) => /^##[ \t]/.test(block));
-  return blocks.map((block, index) => {
+  return splitCorrectionBlocks(markdown).blocks.map((block, index) => {
     const heading = block.split("\n", 1)[0];
     const id = /\bc-[0-9a-f]{6,}\b/.exec(heading)?.[0] ?? `entry-${index + 1}`;
     return {
@@ -144,11 +168,50 @@ export function parseCorrections(markdown: string): CorrectionEntry[] {
       loggedAt: parseDate(field(block, "logged_at") ?? field(block, "timestamp")),
       triggerPhrase: field(block, "trigger_phrase"),
       triggerConfidence: field(block, "trigger_confidence"),
+      session: field(block, "session"),
       verified: /^true$/i.test(field(block, "verified") ?? ""),
       reEmbedded: /^true$/i.test(field(block, "re_embedded") ?? ""),
       cooldownExpires: parseDate(field(block, "cooldown_expires")),
       status: (field(block, "status") ?? "active").toLowerCase(),
+      confidence: parseConfidence(field(block, "confidence")),
+      source: field(block, "source")?.toLowerCase(),
+      lastSeen: parseDate(field(block, "last_seen")),
       text: block.trimEnd(),
     };
   });
+}
+
+/**
+ * What the correction says: the operator's `correct_information` once someone filled it in, else
+ * the quoted message, else the trigger phrase.
+ */
+export function correctionStatement(entry: CorrectionEntry): string {
+  const fixed = /^[ \t]*-[ \t]*correct_information:[ \t]*(.+)$/im.exec(entry.text)?.[1]?.trim();
+  const quoted = entry.text
+    .split("\n")
+    .filter((line) => line.startsWith(">"))
+    .map((line) => line.replace(/^>[ \t]?/, ""))
+    .join(" ");
+  return fixed && !/^\(pending/.test(fixed) ? fixed : quoted || (entry.triggerPhrase ?? "");
+}
+
+/**
+ * The entry with `- key: value` set: the existing field line is rewritten (the first one, in any
+ * of the spellings `parseCorrections` reads), else a `- key: value` line is added after the last
+ * field line. Everything else stays byte for byte.
+ */
+export function withCorrectionField(entryText: string, key: string, value: string): string {
+  const lines = entryText.split("\n");
+  const pattern = new RegExp(`^([ \\t]*(?:[-*][ \\t]+)?\\**${key.replace(/_/g, "[_ -]")}\\**[ \\t]*:\\**[ \\t]*)(.*?)(\\r?)$`, "i");
+  const at = lines.findIndex((line) => pattern.test(line));
+  if (at >= 0) {
+    lines[at] = lines[at].replace(pattern, (_all, lead: string, _old: string, cr: string) => `${lead}${value}${cr}`);
+    return lines.join("\n");
+  }
+  let last = 0;
+  lines.forEach((line, index) => {
+    if (/^[ \t]*[-*][ \t]+\**[\w -]+\**[ \t]*:/.test(line)) last = index;
+  });
+  lines.splice(last + 1, 0, `- ${key}: ${value}`);
+  return lines.join("\n");
 }

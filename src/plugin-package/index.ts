@@ -40,7 +40,7 @@ export function selectRemedyFor(pluginId: string): string {
 }
 
 /** Also in openclaw.plugin.json (cliCommands): OpenClaw lists the command from the manifest before it loads the plugin. */
-export const CONTEXT_COMMAND = { name: "context", description: "openclaw-context: status, explain, baseline, backup, rollback, draft-tools, check-tools, compress-wisdom, uninstall", hasSubcommands: true };
+export const CONTEXT_COMMAND = { name: "context", description: "openclaw-context: status, explain, baseline, backup, rollback, draft-tools, check-tools, compress-wisdom, maintain, uninstall", hasSubcommands: true };
 
 function log(api: PackageApi, level: "info" | "warn" | "error", message: string): void {
   const target = api.logger?.[level];

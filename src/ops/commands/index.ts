@@ -7,6 +7,7 @@ import type { OperatorCommand } from "./command.ts";
 import { compressWisdomCommand } from "./compress-wisdom.ts";
 import { draftToolsCommand } from "./draft-tools.ts";
 import { explainCommand } from "./explain.ts";
+import { maintainCommand } from "./maintain.ts";
 import { rollbackCommand } from "./rollback.ts";
 import { statusCommand } from "./status.ts";
 
@@ -19,4 +20,5 @@ export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   draftToolsCommand,
   checkToolsCommand,
   compressWisdomCommand,
+  maintainCommand,
 ];
