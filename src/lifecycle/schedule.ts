@@ -167,6 +167,7 @@ export function startMaintenanceSchedule(options: ScheduleOptions): StopSchedule
           next = Math.min(next, due.at.getTime() - clock.getTime());
           continue;
         }
+        log.info(`maintenance pass (${due.agent}) starting on ${due.workspaceDir}`);
         const pass = runPass({ workspaceDir: due.workspaceDir, now: clock, trigger: `schedule:${due.agent}`, steps: AGENT_STEPS[due.agent] }).then(
           (result) => {
             log.info(`maintenance pass ${result.record.run} (${due.agent}) on ${due.workspaceDir}: ${result.record.changes.length} change(s)`);

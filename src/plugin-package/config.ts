@@ -21,6 +21,8 @@ export const PackageConfigSchema = z
     waitMs: z.number().int().min(0).max(10_000).default(1000),
     subagentSoul: z.boolean().default(true),
     heartbeatNotes: z.boolean().default(true),
+    /** The maintenance pass on the CONFIG.md schedule, inside the gateway (src/lifecycle). */
+    maintenance: z.boolean().default(true),
     /** Options of the aci-bootstrap hook (same keys as `hooks.internal.entries.aci-bootstrap`). */
     aciBootstrap: z.record(z.string(), z.unknown()).default({}),
     /** Options of the ethos-context hook (same keys as `hooks.internal.entries.ethos-context`). */

@@ -17,6 +17,7 @@ import { runBootstrapHook } from "./bootstrap-hook.ts";
 import { registerContextCommands } from "./cli.ts";
 import { companionConfigOf, configView, PACKAGE_PLUGIN_ID, parsePackageConfig } from "./config.ts";
 import { createTriageHook } from "./triage-hook.ts";
+import { maintenanceService } from "./maintenance-service.ts";
 
 type ContextEngineFactory = (ctx: { workspaceDir?: string } | undefined) => Promise<unknown>;
 
@@ -32,6 +33,7 @@ export type PackageApi = {
   registerCli?(registrar: (ctx: { program: unknown }) => void, opts: { descriptors: { name: string; description: string; hasSubcommands: boolean }[] }): void;
   registerContextEngine?(id: string, factory: ContextEngineFactory): void;
   on?(hook: string, handler: (event: unknown, ctx: unknown) => Promise<unknown>): void;
+  registerService?(service: { id: string; start(ctx: unknown): void | Promise<void>; stop?(ctx: unknown): void | Promise<void> }): void;
 };
 
 /** What the delivery line tells the operator when the engine is not selected: this package's own command. */
@@ -109,6 +111,11 @@ export function register(api: PackageApi): void {
         return configView(api.config, config);
       },
     };
+    // ── maintenance schedule (src/lifecycle, issue 26): a plugin service, which OpenClaw starts in the
+    // gateway only. Registered in both modes (which registration's services start is the host's
+    // choice); maintenance-service.ts keeps one schedule per process. ──
+    if (config.maintenance) api.registerService?.(maintenanceService({ config: () => api.config, logPrefix: `[${pluginId}]` }));
+    // ── end of the maintenance schedule ──
     const reused = !full && fullAdapter?.pluginId === pluginId ? fullAdapter.adapter : undefined;
     const adapter = reused ?? createPluginAdapter({ api: adapterApi, hostVersion, logPrefix: `[${pluginId}]`, selectRemedy: selectRemedyFor(pluginId), staticContextInEngine: true });
     if (!full) {

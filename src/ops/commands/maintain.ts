@@ -58,14 +58,10 @@ export const maintainCommand: OperatorCommand = {
   name: "maintain",
   messageName: "maintain",
   summary: "the maintenance pass: corrections mature, conflicts, archive, SOUL.md proposals; --undo <run>",
-  help: (invocation) => `${usage(
-    invocation,
-    "maintain",
-    "[--workspace <dir>] [--dry-run] [--only <steps>] [--now <ISO date>] [--json]",
-    "--undo <run> [--workspace <dir>]",
-    "--list [--last <n>] [--workspace <dir>]",
-    "promote [--approve] [--workspace <dir>]",
-  )}
+  help: (invocation) => `${usage(invocation, "maintain", "[--workspace <dir>] [--dry-run] [--only <steps>] [--now <ISO date>] [--json]")}
+       ${invocation.prefix("maintain")} --undo <run> [--dry-run] [--workspace <dir>]
+       ${invocation.prefix("maintain")} --list [--last <n>] [--json] [--workspace <dir>]
+       ${invocation.prefix("maintain")} promote [--approve] [--workspace <dir>]
 
 One deterministic pass over the workspace's memory files (persistent memory spec §5.2-§5.5, no LLM).
 Running it twice at the same clock changes nothing the second time. Steps, in order:
