@@ -1,9 +1,11 @@
 // ethos-context: thin entry point. Type guard → src/context runtime → catch everything.
 // message:received captures the query synchronously (the gateway does not await this event);
 // agent:bootstrap injects this turn's memories as one inline record, within a bounded wait.
+// gateway:startup starts the maintenance schedule (src/context/maintenance-start.ts).
 import { getLogger, logToGatewayFile } from "../../src/core/log.ts";
 import { HOOK_KEYS } from "../../src/host/ids.ts";
-import { isAgentBootstrapEvent, isMessageReceivedEvent } from "../../src/host/events.ts";
+import { isAgentBootstrapEvent, isGatewayStartupEvent, isMessageReceivedEvent } from "../../src/host/events.ts";
+import { startMaintenanceOnGatewayStartup } from "../../src/context/maintenance-start.ts";
 import { ethosContextRuntime } from "../../src/context/runtime.ts";
 import { startInboundTriage } from "../../src/context/inbound-triage.ts";
 
@@ -18,6 +20,15 @@ function warn(error: unknown, event: string): void {
 }
 
 export default async function ethosContextHandler(event: unknown): Promise<void> {
+  if (isGatewayStartupEvent(event)) {
+    try {
+      // Arms the maintenance schedule's timer and returns; the passes run in the background.
+      startMaintenanceOnGatewayStartup(event);
+    } catch (error) {
+      warn(error, "gateway:startup");
+    }
+    return;
+  }
   if (isMessageReceivedEvent(event)) {
     try {
       // One classification of the turn, for the query capture and for triage.

@@ -194,3 +194,22 @@ export function startMaintenanceSchedule(options: ScheduleOptions): StopSchedule
   };
   return Object.assign(stop, { passes });
 }
+
+/** One schedule per process, whichever artifact starts it (the package's service, the hook pack's gateway:startup, both). */
+const RUNNING = Symbol.for("openclaw-context.maintenance-schedule");
+
+/** startMaintenanceSchedule unless this process runs one already (then undefined). Its stop function forgets it. */
+export function startMaintenanceScheduleOnce(options: ScheduleOptions): StopSchedule | undefined {
+  const holder = globalThis as { [RUNNING]?: StopSchedule };
+  if (holder[RUNNING]) return undefined;
+  const stop = startMaintenanceSchedule(options);
+  const forget = Object.assign(
+    async () => {
+      if (holder[RUNNING] === forget) delete holder[RUNNING];
+      await stop();
+    },
+    { passes: stop.passes },
+  );
+  holder[RUNNING] = forget;
+  return forget;
+}

@@ -10,7 +10,9 @@ import { setLogDestination } from "../../src/core/log.ts";
 import { listRuns } from "../../src/lifecycle/run-log.ts";
 import { register } from "../../src/plugin-package/index.ts";
 import type { PackageApi } from "../../src/plugin-package/index.ts";
-import { MAINTENANCE_DELAY_ENV, MAINTENANCE_SERVICE_ID, maintainedWorkspaces, maintenanceService, startupDelayMs } from "../../src/plugin-package/maintenance-service.ts";
+import { MAINTENANCE_SERVICE_ID, maintenanceService } from "../../src/plugin-package/maintenance-service.ts";
+import { MAINTENANCE_DELAY_ENV, maintenanceStartupDelayMs as startupDelayMs } from "../../src/context/maintenance-start.ts";
+import { agentWorkspaces } from "../../src/context/workspace.ts";
 
 const noConfigDir = fs.mkdtempSync(path.join(os.tmpdir(), "maintenance-service-"));
 beforeAll(() => {
@@ -84,8 +86,8 @@ describe("the maintenance service of the plugin package", () => {
 
   it("maintains the default workspace and every agent's own", () => {
     const cfg = { agents: { defaults: { workspace: "/srv/main" }, list: [{ id: "main", workspace: "/srv/main" }, { id: "ops", workspace: "/srv/ops" }, { id: "x" }] } };
-    expect(maintainedWorkspaces(cfg, "/srv/gateway-default", {})).toEqual(["/srv/gateway-default", "/srv/main", "/srv/ops"]);
-    expect(maintainedWorkspaces({ agents: { defaults: { workspace: "/srv/solo" } } }, undefined, {})).toEqual(["/srv/solo"]);
+    expect(agentWorkspaces(cfg, "/srv/gateway-default", {})).toEqual(["/srv/gateway-default", "/srv/main", "/srv/ops"]);
+    expect(agentWorkspaces({ agents: { defaults: { workspace: "/srv/solo" } } }, undefined, {})).toEqual(["/srv/solo"]);
   });
 
   it(`${MAINTENANCE_DELAY_ENV} sets the first look; anything else keeps the minute`, () => {

@@ -1,0 +1,43 @@
+// The maintenance pass's schedule for the hook pack (OpenClaw 2026.3.13 and the hook path on 9.x):
+// the ethos-context hook also listens to `gateway:startup`, which the gateway emits once after its
+// channels start and does not await. The handler only arms the schedule's timer (src/lifecycle/
+// schedule.ts) and returns; the passes run in the background, and no turn waits for one. One
+// schedule per process, also next to the plugin package's service. HOOK_ASSUMPTIONS.md, "Hook loading".
+import { getLogger } from "../core/log.ts";
+import { HOOK_KEYS } from "../host/ids.ts";
+import { loadOpenClawConfigFile } from "../host/config-file.ts";
+import { isObject } from "../host/events.ts";
+import type { GatewayStartupEvent, OpenClawConfig } from "../host/events.ts";
+import { resolveHookConfig } from "../host/hook-config.ts";
+import { DEFAULT_STARTUP_DELAY_MS, startMaintenanceScheduleOnce } from "../lifecycle/schedule.ts";
+import type { StopSchedule } from "../lifecycle/schedule.ts";
+import { parseEthosContextConfig } from "./config.ts";
+import { agentWorkspaces } from "./workspace.ts";
+
+/** Seconds from the gateway's start to the first look at the schedule (a missed time is caught up then). */
+export const MAINTENANCE_DELAY_ENV = "OPENCLAW_CONTEXT_MAINTENANCE_DELAY_SECONDS";
+
+export function maintenanceStartupDelayMs(env: NodeJS.ProcessEnv = process.env): number {
+  const seconds = Number(env[MAINTENANCE_DELAY_ENV]);
+  return env[MAINTENANCE_DELAY_ENV] !== undefined && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_STARTUP_DELAY_MS;
+}
+
+/** gateway:startup: start the schedule over the gateway's agent workspaces, unless `maintenance: false`. */
+export function startMaintenanceOnGatewayStartup(event: GatewayStartupEvent, loadConfig: () => OpenClawConfig | undefined = () => loadOpenClawConfigFile()): StopSchedule | undefined {
+  const log = getLogger(HOOK_KEYS.ethosContext);
+  const cfg = () => (isObject(event.context.cfg) ? event.context.cfg : loadConfig());
+  const { config } = parseEthosContextConfig(resolveHookConfig(cfg(), HOOK_KEYS.ethosContext));
+  if (!config.maintenance) {
+    log.info({ event: "maintenance.off" }, "maintenance schedule not started (maintenance: false)");
+    return undefined;
+  }
+  const defaultDir = typeof event.context.workspaceDir === "string" ? event.context.workspaceDir : undefined;
+  const stop = startMaintenanceScheduleOnce({
+    // Asked at every look: openclaw.json as it is then (the startup event's copy for the first look).
+    workspaceDirs: () => agentWorkspaces(loadConfig() ?? cfg(), defaultDir),
+    log: { info: (m) => log.info({ event: "maintenance.schedule" }, m), warn: (m) => log.warn({ event: "maintenance.schedule" }, m) },
+    startupDelayMs: maintenanceStartupDelayMs(),
+  });
+  if (stop) log.info({ event: "maintenance.schedule" }, `maintenance schedule started (first look in ${Math.round(maintenanceStartupDelayMs() / 1000)} s)`);
+  return stop;
+}
