@@ -1,5 +1,6 @@
 import { contentTerms } from "../capture/statement.ts";
 import type { FactTag } from "../capture/statement.ts";
+import { isoDateIn } from "../memory/chunk.ts";
 import { isOperatorCorrection, parseMemoryEntries, stripMemoryMetadata, withMetadataKeys } from "../memory/confidence.ts";
 import type { MemoryMetadata } from "../memory/confidence.ts";
 
@@ -27,7 +28,7 @@ export type MemoryFact = {
   terms: ReadonlySet<string>;
   tag?: FactTag;
   meta: MemoryMetadata | null;
-  /** The later of its latest mention (`last`, a day) and its capture time, else the day file's date; undefined in an undated MEMORY.md entry. */
+  /** The later of its latest mention (`last`, a day) and its capture time, else a date opening it, else the day file's date; undefined in an undated MEMORY.md entry. */
   date?: Date;
   superseded: boolean;
   /** An operator correction (`source: correction` or `#correction`): never compacted, wins a conflict. */
@@ -45,6 +46,12 @@ function capturedAt(text: string): Date | undefined {
   const value = /<!--[^>]*\bcaptured:[ \t]*(\S+)/.exec(text)?.[1];
   const date = value ? new Date(value) : undefined;
   return date && !Number.isNaN(date.getTime()) ? date : undefined;
+}
+
+/** "2026-01-09: Mission Control moves …" dates the entry itself (as the memory index reads it). */
+function leadingDate(statement: string): Date | undefined {
+  const day = isoDateIn(statement.slice(0, 24));
+  return day ? new Date(`${day}T00:00:00.000Z`) : undefined;
 }
 
 function latest(a: Date | undefined, b: Date | undefined): Date | undefined {
@@ -77,7 +84,7 @@ export function memoryFacts(file: string, markdown: string, fileDay?: string): M
       terms: new Set(contentTerms(statement)),
       tag,
       meta,
-      date: latest(meta?.last, capturedAt(entry.text)) ?? fallback,
+      date: latest(meta?.last, capturedAt(entry.text)) ?? leadingDate(statement) ?? fallback,
       superseded: meta?.status === SUPERSEDED_STATUS,
       correction: meta !== null && isOperatorCorrection(meta),
     };

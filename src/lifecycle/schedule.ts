@@ -14,8 +14,10 @@ import type { StepName } from "./step.ts";
 //   conflict-detector  daily at cron_conflict_detector (07:00)  corrections (retraction), conflicts
 //   memory-compactor   weekly at cron_compactor_weekly (Sunday 03:00)  corrections (archival), compaction, soul history
 // A time missed while the gateway was down is caught up once it is up again (after
-// `startupDelayMs`, so a starting gateway is not slowed). One timer, unref'd: it never keeps a
-// process alive. Passes run one after another, in the background: no turn waits for one.
+// `startupDelayMs`, so a starting gateway is not slowed); a workspace that never had a pass waits
+// for the agent's next time (the operator can look first: `maintain --dry-run`, or run one by hand).
+// One timer, unref'd: it never keeps a process alive. Passes run one after another, in the
+// background: no turn waits for one.
 // cron_memory_miner has no agent here: explicit capture writes facts on every message (src/capture).
 
 export type ScheduledAgent = "soul-keeper" | "conflict-detector" | "memory-compactor";
@@ -115,8 +117,11 @@ export type StopSchedule = (() => Promise<void>) & { readonly passes: readonly P
 
 type Due = { workspaceDir: string; agent: ScheduledAgent; at: Date };
 
-/** Agents due now or later, per workspace: a missed time is due at once. */
-async function dueList(workspaceDirs: readonly string[], now: Date): Promise<Due[]> {
+/**
+ * Agents due now or later, per workspace: a scheduled time since the agent's last run (or, for a
+ * workspace that never had one, since the schedule started) is due at once.
+ */
+async function dueList(workspaceDirs: readonly string[], now: Date, scheduleStart: Date): Promise<Due[]> {
   const due: Due[] = [];
   for (const workspaceDir of workspaceDirs) {
     const config = (await loadHygieneConfigCached(workspaceDir)).config;
@@ -124,7 +129,7 @@ async function dueList(workspaceDirs: readonly string[], now: Date): Promise<Due
     const times = agentTimes(config);
     for (const agent of Object.keys(times) as ScheduledAgent[]) {
       const last = lastRunOf(agent, runs);
-      const missed = !last || last < previousDue(times[agent], now);
+      const missed = (last ?? scheduleStart) < previousDue(times[agent], now);
       due.push({ workspaceDir, agent, at: missed ? now : nextDue(times[agent], now) });
     }
   }
@@ -143,6 +148,7 @@ export function startMaintenanceSchedule(options: ScheduleOptions): StopSchedule
   const setTimer = options.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms));
   const clearTimer = options.clearTimer ?? ((timer: unknown) => clearTimeout(timer as NodeJS.Timeout));
   const passes: Promise<PassResult | undefined>[] = [];
+  const startedAt = now();
   let stopped = false;
   let timer: unknown;
   let current: Promise<void> = Promise.resolve();
@@ -161,7 +167,7 @@ export function startMaintenanceSchedule(options: ScheduleOptions): StopSchedule
     let next = MAX_SLEEP_MS;
     try {
       const clock = now();
-      for (const due of await dueList([...new Set(workspaceDirs())], clock)) {
+      for (const due of await dueList([...new Set(workspaceDirs())], clock, startedAt)) {
         if (stopped) return;
         if (due.at > clock) {
           next = Math.min(next, due.at.getTime() - clock.getTime());

@@ -1,12 +1,14 @@
 // The maintenance pass scheduled inside a real gateway (issue 26), as a check that runs on a gateway
 // another suite already started, so no new gateway boot is needed. It needs:
-//   - OpenClaw 2026.9+ with the packed plugin installed and serving (its maintenance service);
+//   - a gateway that starts the schedule: OpenClaw 2026.9+ with the packed plugin serving (its
+//     maintenance service), or the hook pack's ethos-context hook enabled (gateway:startup);
 //   - preferably OPENCLAW_CONTEXT_MAINTENANCE_DELAY_SECONDS set small in the gateway's environment
 //     (the first look after a start; default 60 s, which only makes the check wait longer).
-// What it does: it sets the Soul Keeper's time in CONFIG.md to a minute that has just begun (so the
-// agent's last run is before its latest scheduled time), logs a correction whose cool-down is over,
-// takes the lock on CORRECTIONS.md itself and restarts the gateway. The schedule starts with the
-// gateway, finds the Soul Keeper's time missed and starts a pass, which then waits for that lock.
+// What it does: a pass by hand (so the workspace has a last run), then the Soul Keeper's time in
+// CONFIG.md set to a minute that begins after it (so that time is missed since the last run), a
+// correction whose cool-down is over, the lock on CORRECTIONS.md taken by the test, and a restart.
+// The schedule starts with the gateway, finds the Soul Keeper's time missed and starts its pass,
+// which then waits for that lock.
 // While the pass is running, a turn is sent: it must be answered with the pass still in progress
 // (the pass holds up no turn). Then the lock goes, the pass finishes and the correction is verified.
 // Every wait is for an event (a log line, a file's content), bounded generously.
@@ -14,6 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { CORRECTIONS_FILE_NAME, appendCorrection, parseCorrections } from "../../src/capture/corrections.ts";
 import { withFileLock } from "../../src/fs/lock.ts";
+import { runMaintenancePass } from "../../src/lifecycle/pass.ts";
 import { MAINTENANCE_DIR, RUNS_FILE } from "../../src/lifecycle/run-log.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
 
@@ -83,8 +86,9 @@ export async function checkScheduledMaintenance(gw: Gateway, turn: (sessionKey: 
     LOCK,
   );
 
-  // The Soul Keeper's time: the minute that begins now (local time, as the gateway's schedule reads
-  // it), so every earlier run lies before it. The pass's own lock waits are long enough to outlast ours.
+  // A last run (every agent's steps), then the Soul Keeper's time: the minute that begins after it
+  // (local time, as the gateway's schedule reads it). The pass's own lock waits outlast ours.
+  await runMaintenancePass({ workspaceDir: ws, trigger: "manual" });
   const minute = await nextMinute();
   fs.writeFileSync(
     configFile,
@@ -92,15 +96,17 @@ export async function checkScheduledMaintenance(gw: Gateway, turn: (sessionKey: 
   );
 
   let answered: TurnResult | undefined;
-  const logFile = path.join(gw.root, "gateway.log");
+  // The package logs through the service's logger (gateway.log), the hook pack to our own log file.
+  const logFiles = [path.join(gw.root, "gateway.log"), path.join(gw.root, "openclaw-context.log")];
   const startedLine = `maintenance pass (soul-keeper) starting on ${ws}`;
-  const logBefore = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").split(startedLine).length - 1 : 0;
+  const starts = () => logFiles.reduce((n, file) => n + (fs.existsSync(file) ? fs.readFileSync(file, "utf8").split(startedLine).length - 1 : 0), 0);
+  const logBefore = starts();
   await withFileLock(
     path.join(ws, CORRECTIONS_FILE_NAME),
     async () => {
       await gw.restart();
       // The schedule looked, found the time missed and started the pass: it now waits for our lock.
-      await waitUntil(gw.root, () => fs.readFileSync(logFile, "utf8").split(startedLine).length - 1 > logBefore, "the scheduled pass to start");
+      await waitUntil(gw.root, () => starts() > logBefore, "the scheduled pass to start");
       answered = await turn("agent:main:main", `Where is Jeff's sailboat moored these days? (maintenance ${Date.now().toString(36)})`);
       // The turn is answered while the pass is still in progress: no new run line yet.
       const during = scheduledRuns(runsFile, "schedule:soul-keeper").length;

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { MAINTENANCE_DELAY_ENV, startMaintenanceOnGatewayStartup } from "../../src/context/maintenance-start.ts";
 import { listRuns } from "../../src/lifecycle/run-log.ts";
+import { runMaintenancePass } from "../../src/lifecycle/pass.ts";
 import ethosContextHandler from "../../hooks/ethos-context/handler.ts";
 import type { GatewayStartupEvent } from "../../src/host/events.ts";
 
@@ -29,13 +30,14 @@ describe("gateway:startup starts the maintenance schedule (hook pack)", () => {
     fs.rmSync(ws, { recursive: true, force: true });
   });
 
-  it("the handler starts it; a second start in the same process is ignored; the catch-up passes maintain the workspace", async () => {
+  it("the handler starts it; a second start in the same process is ignored; the times missed since the last pass are caught up", async () => {
+    await runMaintenancePass({ workspaceDir: ws, now: new Date(Date.now() - 8 * 86_400_000) });
     await ethosContextHandler(startup(ws));
     const again = startMaintenanceOnGatewayStartup(startup(ws));
     expect(again).toBeUndefined();
     expect(records.filter((r) => r.includes("maintenance schedule started"))).toHaveLength(1);
-    while ((await listRuns(ws)).length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect((await listRuns(ws)).map((run) => run.trigger)).toEqual(["schedule:soul-keeper", "schedule:conflict-detector", "schedule:memory-compactor"]);
+    while ((await listRuns(ws)).length < 4) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await listRuns(ws)).map((run) => run.trigger)).toEqual(["manual", "schedule:soul-keeper", "schedule:conflict-detector", "schedule:memory-compactor"]);
     // The handler's schedule is the process's one: take it down through a fresh start's guard.
     const holder = globalThis as Record<symbol, (() => Promise<void>) | undefined>;
     await holder[Symbol.for("openclaw-context.maintenance-schedule")]?.();

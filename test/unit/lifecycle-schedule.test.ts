@@ -79,34 +79,41 @@ describe("the schedule (fake clock, timers driven by the test)", () => {
     while (timers.length === armed) await Promise.all([...stop.passes, new Promise((resolve) => setImmediate(resolve))]);
   }
 
-  it("waits startupDelayMs, catches up every agent never run, then sleeps until the next time (at most an hour)", async () => {
+  it("a workspace that never had a pass waits for each agent's time; then every time is kept, at most an hour asleep", async () => {
     clock = local(2026, 11, 26, 10); // Thursday 10:00
     const stop = start();
     expect(timers.map((t) => t.ms)).toEqual([60_000]);
+    await fire(stop);
     expect(calls).toEqual([]);
-    await fire(stop);
-    expect(calls.map((c) => c.trigger)).toEqual(["schedule:soul-keeper", "schedule:conflict-detector", "schedule:memory-compactor"]);
-    expect(calls.map((c) => c.steps)).toEqual([AGENT_STEPS["soul-keeper"], AGENT_STEPS["conflict-detector"], AGENT_STEPS["memory-compactor"]]);
     expect(timers.at(-1)!.ms).toBe(MAX_SLEEP_MS);
-
-    // An hour later nothing is due; at 02:30 the Soul Keeper is; at 07:00 the Conflict Detector.
-    clock = local(2026, 11, 26, 11);
-    await fire(stop);
-    expect(calls).toHaveLength(3);
     clock = local(2026, 11, 27, 2, 0);
     await fire(stop);
-    expect(calls).toHaveLength(3);
+    expect(calls).toEqual([]);
     expect(timers.at(-1)!.ms).toBe(30 * 60_000); // armed for 02:30 exactly
     clock = local(2026, 11, 27, 2, 30);
     await fire(stop);
-    expect(calls.slice(3).map((c) => c.trigger)).toEqual(["schedule:soul-keeper"]);
+    expect(calls.map((c) => c.trigger)).toEqual(["schedule:soul-keeper"]);
+    expect(calls[0].steps).toEqual(AGENT_STEPS["soul-keeper"]);
     clock = local(2026, 11, 27, 7, 1);
     await fire(stop);
-    expect(calls.slice(4).map((c) => c.trigger)).toEqual(["schedule:conflict-detector"]);
+    expect(calls.slice(1).map((c) => c.trigger)).toEqual(["schedule:conflict-detector"]);
+    expect(calls[1].steps).toEqual(AGENT_STEPS["conflict-detector"]);
     // The compactor waits for Sunday 03:00; Saturday's Conflict Detector (missed: no look since Friday) is caught up.
     clock = local(2026, 11, 29, 3, 0);
     await fire(stop);
-    expect(calls.slice(5).map((c) => c.trigger)).toEqual(["schedule:soul-keeper", "schedule:conflict-detector", "schedule:memory-compactor"]);
+    expect(calls.slice(2).map((c) => c.trigger)).toEqual(["schedule:soul-keeper", "schedule:conflict-detector", "schedule:memory-compactor"]);
+    expect(calls[4].steps).toEqual(AGENT_STEPS["memory-compactor"]);
+    await stop();
+  });
+
+  it("after a start, every time missed since the last pass is caught up at the first look", async () => {
+    // A manual pass eight days ago: every agent's latest time is after it.
+    await runMaintenancePass({ workspaceDir: ws, now: local(2026, 11, 18, 10), config: { ...HYGIENE_CONFIG_DEFAULTS }, wallClock: () => clock });
+    clock = local(2026, 11, 26, 10);
+    const stop = start();
+    await fire(stop);
+    expect(calls.map((c) => c.trigger)).toEqual(["schedule:soul-keeper", "schedule:conflict-detector", "schedule:memory-compactor"]);
+    expect(timers.at(-1)!.ms).toBe(MAX_SLEEP_MS);
     await stop();
   });
 
@@ -133,6 +140,7 @@ describe("the schedule (fake clock, timers driven by the test)", () => {
   });
 
   it("stop waits for a pass in progress and arms nothing after it", async () => {
+    await runMaintenancePass({ workspaceDir: ws, now: local(2026, 11, 18, 10), config: { ...HYGIENE_CONFIG_DEFAULTS }, wallClock: () => clock });
     clock = local(2026, 11, 26, 10);
     const stop = start(0);
     timers[0].fn();

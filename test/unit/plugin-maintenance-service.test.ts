@@ -8,6 +8,7 @@ import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { listRuns } from "../../src/lifecycle/run-log.ts";
+import { runMaintenancePass } from "../../src/lifecycle/pass.ts";
 import { register } from "../../src/plugin-package/index.ts";
 import type { PackageApi } from "../../src/plugin-package/index.ts";
 import { MAINTENANCE_SERVICE_ID, maintenanceService } from "../../src/plugin-package/maintenance-service.ts";
@@ -64,10 +65,12 @@ describe("the maintenance service of the plugin package", () => {
       fs.rmSync(ws, { recursive: true, force: true });
     });
 
-    it("start arms one schedule per process (a second start is ignored); its catch-up pass maintains the gateway's workspace; stop waits for it", async () => {
+    it("start arms one schedule per process (a second start is ignored); it catches up the times missed since the last pass in the gateway's workspace; stop waits for it", async () => {
       ws = fs.mkdtempSync(path.join(os.tmpdir(), "maintained-"));
       fs.writeFileSync(path.join(ws, "SOUL.md"), "# Soul\n");
       vi.stubEnv(MAINTENANCE_DELAY_ENV, "0");
+      // A pass by hand eight days ago: every agent's latest time since is missed, and caught up.
+      await runMaintenancePass({ workspaceDir: ws, now: new Date(Date.now() - 8 * 86_400_000) });
       const lines: string[] = [];
       const logger = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
       const first = maintenanceService({ config: () => undefined, logPrefix: "[openclaw-context]" });
@@ -75,11 +78,10 @@ describe("the maintenance service of the plugin package", () => {
       first.start({ workspaceDir: ws, logger });
       second.start({ workspaceDir: ws, logger });
       expect(lines.filter((l) => l.includes("maintenance schedule started"))).toHaveLength(1);
-      // Never run here: every agent is caught up at the first look. Wait for the three runs' lines.
-      while ((await listRuns(ws)).length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Wait for the three catch-up runs' lines.
+      while ((await listRuns(ws)).length < 4) await new Promise((resolve) => setTimeout(resolve, 20));
       await first.stop();
-      expect((await listRuns(ws)).map((run) => run.trigger)).toEqual(["schedule:soul-keeper", "schedule:conflict-detector", "schedule:memory-compactor"]);
-      expect(fs.readdirSync(path.join(ws, "SOUL_HISTORY"))).toHaveLength(1);
+      expect((await listRuns(ws)).map((run) => run.trigger)).toEqual(["manual", "schedule:soul-keeper", "schedule:conflict-detector", "schedule:memory-compactor"]);
       expect(lines).toContain(`[openclaw-context] maintenance pass (soul-keeper) starting on ${ws}`);
     });
   });
