@@ -18,6 +18,7 @@ import type { RunRecord } from "../src/lifecycle/run-log.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../src/memory/config-md.ts";
 import type { HygieneConfig } from "../src/memory/config-md.ts";
 import { markdownTable } from "./lib/table.ts";
+import { seededRandom } from "./scale/vault.ts";
 
 export const SIM_CONFIG: HygieneConfig = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.01, lock_max_retries: 200 };
 export const SIM_START = Date.parse("2026-08-01T00:00:00.000Z");
@@ -62,18 +63,6 @@ const TEMPLATES: Template[] = [
   { kind: "slip", statement: (s, v) => `the ${s} boat is moored at slip ${v}`, question: (s) => `Where is the ${s} boat moored?`, value: (r) => String(1 + Math.floor(r() * 90)) },
 ];
 
-/** mulberry32: the same seed, the same vault. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export type DayHook = (clock: Date, day: number) => Promise<void>;
 
 export type SimulationOptions = {
@@ -89,7 +78,7 @@ const iso = (ms: number) => new Date(ms);
 /** Live the vault: the same messages for the same seed, whatever the passes did to the files. */
 export async function simulateVault(options: SimulationOptions): Promise<Ledger> {
   const ws = options.workspaceDir;
-  const rand = seeded(options.seed);
+  const rand = seededRandom(options.seed);
   fs.mkdirSync(path.join(ws, "memory"), { recursive: true });
   fs.writeFileSync(path.join(ws, "MEMORY.md"), SEED_MEMORY);
   fs.writeFileSync(path.join(ws, "SOUL.md"), SEED_SOUL);

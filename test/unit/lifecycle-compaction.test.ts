@@ -1,40 +1,27 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { setLogDestination } from "../../src/core/log.ts";
+import { describe, expect, it } from "vitest";
 import { defaultEthosContextConfig } from "../../src/context/config.ts";
 import { runContextPipeline } from "../../src/context/pipeline.ts";
 import { chronicleSection, demoteHeadings, monthFile } from "../../src/lifecycle/compaction.ts";
 import { runMaintenancePass } from "../../src/lifecycle/pass.ts";
 import { undoRun } from "../../src/lifecycle/run-log.ts";
-import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
 import type { HygieneConfig } from "../../src/memory/config-md.ts";
 import { buildMemoryIndex } from "../../src/memory/memory-index.ts";
 import { createEmbeddedRetriever } from "../../src/memory/retriever.ts";
 import { workspaceMemorySources } from "../../src/memory/sources.ts";
+import { FAST, LOCK, temporaryWorkspace } from "./lifecycle-fixtures.ts";
 
-const FAST: HygieneConfig = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.01, lock_max_retries: 50 };
+const workspace = temporaryWorkspace("compaction", ["memory"]);
+
 const NOW = "2026-11-26T03:00:00.000Z";
-const LOCK = { retryIntervalSeconds: 0.01, maxRetries: 50 };
 
-let ws: string;
-beforeEach(() => {
-  ws = fs.mkdtempSync(path.join(os.tmpdir(), "compaction-"));
-  fs.mkdirSync(path.join(ws, "memory"));
-  setLogDestination({ write: () => true } as never);
-});
-afterEach(() => {
-  setLogDestination(undefined);
-  fs.rmSync(ws, { recursive: true, force: true });
-});
-
-const put = (rel: string, text: string) => fs.writeFileSync(path.join(ws, rel), text);
-const get = (rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSync(path.join(ws, rel), "utf8") : "");
-const pass = (config: HygieneConfig = FAST, now = NOW) => runMaintenancePass({ workspaceDir: ws, now: new Date(now), config, steps: ["compaction"], wallClock: () => new Date(now) });
+const put = (rel: string, text: string) => fs.writeFileSync(path.join(workspace(), rel), text);
+const get = (rel: string) => (fs.existsSync(path.join(workspace(), rel)) ? fs.readFileSync(path.join(workspace(), rel), "utf8") : "");
+const pass = (config: HygieneConfig = FAST, now = NOW) => runMaintenancePass({ workspaceDir: workspace(), now: new Date(now), config, steps: ["compaction"], wallClock: () => new Date(now) });
 
 async function ask(question: string): Promise<string> {
-  const index = await buildMemoryIndex(workspaceMemorySources(ws), { cacheDir: false });
+  const index = await buildMemoryIndex(workspaceMemorySources(workspace()), { cacheDir: false });
   return (await runContextPipeline({ message: question, retriever: createEmbeddedRetriever(index), config: defaultEthosContextConfig(), sessionType: "MAIN_SESSION" })).block;
 }
 
@@ -45,7 +32,7 @@ describe("day files older than compaction_age_days go to Archive/Chronicles/, ve
     put("memory/2026-09-14.md", old);
     put("memory/2026-11-20.md", "- recent note\n");
     await pass();
-    expect(fs.existsSync(path.join(ws, "memory/2026-09-14.md"))).toBe(false);
+    expect(fs.existsSync(path.join(workspace(), "memory/2026-09-14.md"))).toBe(false);
     expect(get("memory/2026-11-20.md")).toBe("- recent note\n");
     const chronicle = get("Archive/Chronicles/2026-September.md");
     expect(chronicle).toContain(chronicleSection("memory/2026-09-14.md", "2026-09-14", old));
@@ -65,9 +52,9 @@ describe("day files older than compaction_age_days go to Archive/Chronicles/, ve
     put("memory/2026-09-14.md", old);
     const { record } = await pass();
     expect((await pass()).record.changes).toEqual([]);
-    await undoRun(ws, record.run, { lock: LOCK });
+    await undoRun(workspace(), record.run, { lock: LOCK });
     expect(get("memory/2026-09-14.md")).toBe(old);
-    expect(fs.existsSync(path.join(ws, "Archive/Chronicles"))).toBe(false);
+    expect(fs.existsSync(path.join(workspace(), "Archive/Chronicles"))).toBe(false);
   });
 
   it("headings go two levels down, fenced code stays as it is", () => {

@@ -1,32 +1,19 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { setLogDestination } from "../../src/core/log.ts";
+import { describe, expect, it } from "vitest";
 import { isSupersededEntry } from "../../src/capture/capture.ts";
 import { findConflicts, openConflicts, resolve } from "../../src/lifecycle/conflicts.ts";
 import { memoryFacts } from "../../src/lifecycle/memory-facts.ts";
 import { runMaintenancePass } from "../../src/lifecycle/pass.ts";
-import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
-import type { HygieneConfig } from "../../src/memory/config-md.ts";
+import { FAST, temporaryWorkspace } from "./lifecycle-fixtures.ts";
 
-const FAST: HygieneConfig = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.01, lock_max_retries: 50 };
+const workspace = temporaryWorkspace("conflicts", ["memory"]);
+
 const NOW = "2026-11-26T07:00:00.000Z";
 
-let ws: string;
-beforeEach(() => {
-  ws = fs.mkdtempSync(path.join(os.tmpdir(), "conflicts-"));
-  fs.mkdirSync(path.join(ws, "memory"));
-  setLogDestination({ write: () => true } as never);
-});
-afterEach(() => {
-  setLogDestination(undefined);
-  fs.rmSync(ws, { recursive: true, force: true });
-});
-
-const put = (rel: string, text: string) => fs.writeFileSync(path.join(ws, rel), text);
-const get = (rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSync(path.join(ws, rel), "utf8") : "");
-const pass = (now = NOW) => runMaintenancePass({ workspaceDir: ws, now: new Date(now), config: FAST, steps: ["conflicts"], wallClock: () => new Date(now) });
+const put = (rel: string, text: string) => fs.writeFileSync(path.join(workspace(), rel), text);
+const get = (rel: string) => (fs.existsSync(path.join(workspace(), rel)) ? fs.readFileSync(path.join(workspace(), rel), "utf8") : "");
+const pass = (now = NOW) => runMaintenancePass({ workspaceDir: workspace(), now: new Date(now), config: FAST, steps: ["conflicts"], wallClock: () => new Date(now) });
 const captured = (statement: string, tag: string, meta: string, at: string) => `- ${statement} ${tag} <!-- ${meta} last: ${at.slice(0, 10)} captured: ${at} -->`;
 
 describe("the Conflict Detector's rules (§5.4)", () => {

@@ -1,26 +1,15 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { setLogDestination } from "../../src/core/log.ts";
+import { describe, expect, it } from "vitest";
 import { CORRECTIONS_HEADER, formatCorrection, parseCorrections, withCorrectionField } from "../../src/capture/corrections.ts";
 import { runMaintenancePass } from "../../src/lifecycle/pass.ts";
 import { undoRun } from "../../src/lifecycle/run-log.ts";
-import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
 import type { HygieneConfig } from "../../src/memory/config-md.ts";
+import { FAST, temporaryWorkspace } from "./lifecycle-fixtures.ts";
 
-const FAST: HygieneConfig = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.01, lock_max_retries: 50 };
+const workspace = temporaryWorkspace("corrections");
+
 const DAY = 86_400_000;
-
-let ws: string;
-beforeEach(() => {
-  ws = fs.mkdtempSync(path.join(os.tmpdir(), "corrections-"));
-  setLogDestination({ write: () => true } as never);
-});
-afterEach(() => {
-  setLogDestination(undefined);
-  fs.rmSync(ws, { recursive: true, force: true });
-});
 
 /** A CORRECTIONS.md entry as triage writes it (the operator's), or one an agent proposed. */
 function entry(key: string, loggedAt: string, text: string, extra: Record<string, string> = {}): string {
@@ -28,10 +17,10 @@ function entry(key: string, loggedAt: string, text: string, extra: Record<string
   for (const [field, value] of Object.entries(extra)) block = withCorrectionField(block.trimEnd(), field, value) + "\n";
   return block;
 }
-const writeCorrections = (...entries: string[]) => fs.writeFileSync(path.join(ws, "CORRECTIONS.md"), `${CORRECTIONS_HEADER}\n${entries.join("\n")}`);
-const corrections = () => parseCorrections(fs.readFileSync(path.join(ws, "CORRECTIONS.md"), "utf8"));
-const pass = (now: string, config: HygieneConfig = FAST) => runMaintenancePass({ workspaceDir: ws, now: new Date(now), config, steps: ["corrections"], wallClock: () => new Date(now) });
-const readIf = (rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSync(path.join(ws, rel), "utf8") : "");
+const writeCorrections = (...entries: string[]) => fs.writeFileSync(path.join(workspace(), "CORRECTIONS.md"), `${CORRECTIONS_HEADER}\n${entries.join("\n")}`);
+const corrections = () => parseCorrections(fs.readFileSync(path.join(workspace(), "CORRECTIONS.md"), "utf8"));
+const pass = (now: string, config: HygieneConfig = FAST) => runMaintenancePass({ workspaceDir: workspace(), now: new Date(now), config, steps: ["corrections"], wallClock: () => new Date(now) });
+const readIf = (rel: string) => (fs.existsSync(path.join(workspace(), rel)) ? fs.readFileSync(path.join(workspace(), rel), "utf8") : "");
 
 describe("the cool-down: logged (verified: false) → verified: true", () => {
   it("verifies an entry once its cool-down is over, and not before", async () => {
@@ -85,7 +74,7 @@ describe("retraction below correction_retraction_confidence (§5.4)", () => {
   it("a retracted correction encoded in SOUL.md flags its principle for review", async () => {
     writeCorrections(agentEntry);
     const id = corrections()[0].id;
-    fs.writeFileSync(path.join(ws, "CHANGELOG.md"), `# Changelog\n\n## 2026-02-01 — Soul Keeper\n- Added principle: "printer on floor 3"\n  Evidence: Correction 2026-01-01 (CORRECTIONS.md ${id})\n`);
+    fs.writeFileSync(path.join(workspace(), "CHANGELOG.md"), `# Changelog\n\n## 2026-02-01 — Soul Keeper\n- Added principle: "printer on floor 3"\n  Evidence: Correction 2026-01-01 (CORRECTIONS.md ${id})\n`);
     await pass("2026-08-01T00:00:00.000Z", { ...FAST, correction_archive_days: 3650 });
     expect(readIf("DAILY_EXECUTION_QUEUE.md")).toContain(`- [ ] REVIEW NEEDED: SOUL.md principle from retracted correction ${id}`);
     expect(readIf("CONFLICTS.md")).toContain("- soul: encoded in SOUL.md (see CHANGELOG.md); flagged for review");
@@ -120,9 +109,9 @@ describe("archival to Archive/Corrections/ after correction_archive_days (§5.5)
     const { record } = await pass("2026-08-01T00:00:00.000Z");
     expect(corrections()).toHaveLength(0);
     expect(parseCorrections(readIf("Archive/Corrections/2026-01.md"))[0].status).toBe("retracted");
-    await undoRun(ws, record.run, { lock: { retryIntervalSeconds: 0.01, maxRetries: 50 } });
+    await undoRun(workspace(), record.run, { lock: { retryIntervalSeconds: 0.01, maxRetries: 50 } });
     expect(readIf("CORRECTIONS.md")).toBe(before);
-    for (const gone of ["Archive/Corrections/2026-01.md", "CONFLICTS.md", "COMPACTION_LOG.md"]) expect(fs.existsSync(path.join(ws, gone))).toBe(false);
+    for (const gone of ["Archive/Corrections/2026-01.md", "CONFLICTS.md", "COMPACTION_LOG.md"]) expect(fs.existsSync(path.join(workspace(), gone))).toBe(false);
   });
 
   it("an entry still in its cool-down stays, however old (a cool-down longer than the archive age)", async () => {
