@@ -98,20 +98,10 @@ export function memoryFacts(file: string, markdown: string, fileDay?: string): M
 export function replaceFactLine(markdown: string, fact: MemoryFact, next: string): string | null {
   const lines = markdown.split("\n");
   const stripCr = (line: string) => line.replace(/\r$/, "");
-  let index = stripCr(lines[fact.lineIndex] ?? "") === stripCr(fact.firstLine) ? fact.lineIndex : lines.findIndex((line) => stripCr(line) === stripCr(fact.firstLine));
+  const index = stripCr(lines[fact.lineIndex] ?? "") === stripCr(fact.firstLine) ? fact.lineIndex : lines.findIndex((line) => stripCr(line) === stripCr(fact.firstLine));
   if (index < 0) return null;
   const cr = lines[index].endsWith("\r") ? "\r" : "";
   lines[index] = next + cr;
-  return lines.join("\n");
-}
-
-/** The file without the fact's lines; null when they are no longer there. */
-export function removeFactLines(markdown: string, fact: MemoryFact): string | null {
-  const lines = markdown.split("\n");
-  const stripCr = (line: string) => line.replace(/\r$/, "");
-  const index = stripCr(lines[fact.lineIndex] ?? "") === stripCr(fact.firstLine) ? fact.lineIndex : lines.findIndex((line) => stripCr(line) === stripCr(fact.firstLine));
-  if (index < 0) return null;
-  lines.splice(index, fact.lineCount);
   return lines.join("\n");
 }
 

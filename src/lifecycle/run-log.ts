@@ -70,10 +70,6 @@ export type RunOptions = {
 
 export type ChangeLabel = { step: string; what: string };
 
-export function toRelative(workspaceDir: string, file: string): string {
-  return path.relative(workspaceDir, file).split(path.sep).join("/");
-}
-
 function runsFile(workspaceDir: string): string {
   return path.join(workspaceDir, MAINTENANCE_DIR, RUNS_FILE);
 }
