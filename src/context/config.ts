@@ -80,6 +80,8 @@ export const EthosContextConfigSchema = z.object({
   assembleBlock: z.boolean().default(true),
   /** Triage the operator's own messages (spec 004 §7): memory/.triage queue and CORRECTIONS.md. */
   triage: z.boolean().default(true),
+  /** The maintenance pass on the CONFIG.md schedule inside the gateway, started on gateway:startup (src/lifecycle). */
+  maintenance: z.boolean().default(true),
   memory: z
     .object({
       /** Extra fast-glob patterns, relative to the workspace (no absolute paths, no `..`). */

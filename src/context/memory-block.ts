@@ -7,8 +7,7 @@ import { renderMemoryText } from "../memory/neutralise.ts";
 import type { RetrievedMemory } from "../memory/types.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../memory/config-md.ts";
 import type { HygieneConfig } from "../memory/config-md.ts";
-import { CORRECTIONS_FILE_NAME, parseCorrections } from "../capture/corrections.ts";
-import type { CorrectionEntry } from "../capture/corrections.ts";
+import { CLOSED_CORRECTION_STATUSES, CORRECTIONS_FILE_NAME, correctionStatement, parseCorrections } from "../capture/corrections.ts";
 import { isSupersededEntry } from "../capture/capture.ts";
 import { isSecretEntry } from "../memory/secrets.ts";
 import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts";
@@ -24,8 +23,6 @@ import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts
 export const MAX_SLOT_FILE_BYTES = 256 * 1024;
 export const MAX_RECENT_FILES = 16;
 const DAILY_FILE = /^(\d{4}-\d{2}-\d{2})(?:-[^/\\]*)?\.md$/;
-const CLOSED_STATUSES = new Set(["retracted", "archived", "resolved"]);
-
 export type MemoryBlockInput = {
   workspaceDir: string;
   semanticHits: readonly RetrievedMemory[];
@@ -52,24 +49,14 @@ async function readBounded(file: string, workspaceDir: string): Promise<string |
   throw new Error(`${path.basename(file)}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}`);
 }
 
-function correctionText(entry: CorrectionEntry): string {
-  const fixed = entry.correctInformation;
-  const quoted = entry.text
-    .split("\n")
-    .filter((line) => line.startsWith(">"))
-    .map((line) => line.replace(/^>[ \t]?/, ""))
-    .join(" ");
-  return fixed && !/^\(pending/.test(fixed) ? fixed : quoted || (entry.triggerPhrase ?? "");
-}
-
 /** Open CORRECTIONS.md entries as assembler items (verified / re-embedded flags kept for ordering). */
 export function correctionItems(markdown: string, maxSnippetChars: number): SlotItem[] {
   return parseCorrections(markdown)
-    .filter((entry) => !CLOSED_STATUSES.has(entry.status))
+    .filter((entry) => !CLOSED_CORRECTION_STATUSES.has(entry.status))
     .map((entry) => {
       const day = entry.loggedAt?.toISOString().slice(0, 10) ?? "undated";
       const state = entry.verified ? "verified" : "unverified";
-      const text = renderMemoryText(correctionText(entry), maxSnippetChars);
+      const text = renderMemoryText(correctionStatement(entry), maxSnippetChars);
       return { id: entry.id, text: text ? `- [${day}, ${state}] ${text}` : "", timestamp: entry.loggedAt, verified: entry.verified, reEmbedded: entry.reEmbedded };
     });
 }

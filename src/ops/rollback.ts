@@ -4,7 +4,7 @@ import { HOOK_KEYS } from "../host/ids.ts";
 import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { setHooksEnabled } from "./hook-toggle.ts";
-import { detectEol, replaceLines, sectionsMatching, splitLines } from "./markdown.ts";
+import { detectEol, replaceLines, sectionsMatching, splitLines } from "../core/markdown.ts";
 import { backupsDir, phase0BackupPath } from "./paths.ts";
 import type { BackupFile } from "./paths.ts";
 import { backupBeforeChange, exists, replaceFileWithBackup, sha256File } from "./safe-write.ts";

@@ -7,6 +7,7 @@ import type { Gateway } from "./gateway.ts";
 import type { RecordedRequest } from "./mock-model.ts";
 import { OPENCLAW_TARGETS } from "./versions.ts";
 import { waitForFileContaining } from "./wait-file.ts";
+import { checkScheduledMaintenance } from "./maintenance.ts";
 
 // "Remember that …" on real gateways: the operator says it in the main session, the hook's triage
 // writes a fact line into memory/<today>.md, and a NEW session's question gets the fact in that
@@ -43,6 +44,8 @@ describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("expl
       hooks: { "ethos-context": { enabled: true, awaitTimeoutMs: 5000, dedupeAcrossTurns: false, memory: { minRefreshIntervalMs: 0 } } },
       installPlugin: plugin,
       config: plugin ? { plugins: { entries: { "openclaw-context-companion": { config: { waitMs: 10_000 } } } } } : {},
+      // The maintenance schedule's first look 5 s after each start (default 60 s): its check below waits less.
+      env: { OPENCLAW_CONTEXT_MAINTENANCE_DELAY_SECONDS: "5" },
     });
     dayFile = path.join(gateway.workspaceDir, "memory", `${new Date().toISOString().slice(0, 10)}.md`);
   });
@@ -89,5 +92,18 @@ describe.each(OPENCLAW_TARGETS.map((t) => [t.label, t.openclaw] as const))("expl
     const body = withoutIds(bodyOf(await chatSend(gateway, newMainThread(), question)));
     expect(body).toContain("my locker code is 5580");
     expect(body, "the superseded value is not injected as current").not.toContain("4312");
+  });
+
+  it("the hook pack starts the maintenance schedule on gateway:startup", { timeout: 180_000 }, async () => {
+    const log = path.join(gateway.root, "openclaw-context.log");
+    expect(await waitForFileContaining(log, "maintenance schedule started", 120_000)).toContain("maintenance schedule started (first look in 5 s)");
+  });
+
+  it.runIf(version === "2026.3.13")("2026.3.13, hook pack: the scheduled maintenance pass runs inside the gateway, and a turn sent meanwhile is answered before it ends", { timeout: 1_900_000 }, async () => {
+    const { run } = await checkScheduledMaintenance(gateway, (sessionKey, text) => gateway.chatSend(sessionKey, text, 600_000));
+    expect(run).toMatch(/^\d{8}T\d{6}Z/);
+    // The pass by hand archived the sample's old day files: the sailboat comes from Archive/Chronicles/ now.
+    expect(fs.existsSync(path.join(gateway.workspaceDir, "memory", "2026-02-22.md"))).toBe(false);
+    expect(bodyOf(await chatSend(gateway, newMainThread(), `What is Jeff's sailboat named? (${crypto.randomUUID().slice(0, 8)})`))).toContain("Halcyon Drift");
   });
 });

@@ -28,6 +28,7 @@ import type { Gateway, TurnResult } from "./gateway.ts";
 import { messagesOf, messageText } from "./mock-model.ts";
 import { HEARTBEAT_SENTINEL, MEMORY_SENTINEL, SOUL_SENTINEL, sentinelFiles, USER_SENTINEL } from "./sentinels.ts";
 import { waitForFileContaining } from "./wait-file.ts";
+import { checkScheduledMaintenance } from "./maintenance.ts";
 
 const run = promisify(execFile);
 const VERSION = "2026.9.6";
@@ -75,7 +76,8 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
     await run("npm", ["pack", "--pack-destination", buildDir], { cwd: out, env: { ...process.env, npm_config_loglevel: "error" } });
     // No hook pack, no companion, no probe: the tarball is the only thing installed. Reload mode
     // off: the config written below takes effect at the one restart the test waits for.
-    gw = await startGateway({ version: VERSION, installPack: false, installProbe: false, workspaceFiles: sentinelFiles(), config: { gateway: { reload: { mode: "off" } } } });
+    // The maintenance schedule's first look 5 s after each start (default 60 s): its check below waits less.
+    gw = await startGateway({ version: VERSION, installPack: false, installProbe: false, workspaceFiles: sentinelFiles(), config: { gateway: { reload: { mode: "off" } } }, env: { OPENCLAW_CONTEXT_MAINTENANCE_DELAY_SECONDS: "5" } });
     dayFile = path.join(gw.workspaceDir, "memory", `${new Date().toISOString().slice(0, 10)}.md`);
   }, 900_000);
 
@@ -187,10 +189,21 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
     expect(gw.logs()).not.toContain("npm run install-hooks to select");
   });
 
+  it("the maintenance pass runs on its schedule inside the gateway, and a turn sent meanwhile is answered before it ends", { timeout: 1_900_000 }, async () => {
+    const { run, observed: seen } = await checkScheduledMaintenance(gw, turn);
+    expect(run).toMatch(/^\d{8}T\d{6}Z/);
+    // The pass by hand archived the sample's old day files: the sailboat now comes from Archive/Chronicles/.
+    expect(fs.existsSync(path.join(gw.workspaceDir, "memory", "2026-02-22.md"))).toBe(false);
+    expect(gw.model.userTextOf((await turn(MAIN, `What is my sailboat named, and where is it moored? ${letters(6)}`)).request)).toContain(SAILBOAT);
+    // Only the gateway starts services: a CLI command of the package registers the plugin too, but starts no schedule.
+    expect(await gw.cli(["context", "status", "--no-cli"], 300_000)).not.toContain("maintenance schedule started");
+    observed.packageServiceSchedule = seen;
+  });
+
   it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {
     console.log(`observed: ${JSON.stringify(observed)}`);
     const mismatches = assumptionMismatches(observed, VERSION);
-    expect(Object.keys(observed).sort()).toEqual(["packageBeforePromptBuildRuns", "packageCronHeartbeat", "packageSubagentSoul", "registerHookMessageReceived"]);
+    expect(Object.keys(observed).sort()).toEqual(["packageBeforePromptBuildRuns", "packageCronHeartbeat", "packageServiceSchedule", "packageSubagentSoul", "registerHookMessageReceived"]);
     expect(mismatches).toEqual([]);
   });
 });

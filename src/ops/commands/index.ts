@@ -8,6 +8,7 @@ import { compressWisdomCommand } from "./compress-wisdom.ts";
 import { draftToolsCommand } from "./draft-tools.ts";
 import { explainCommand } from "./explain.ts";
 import { memoryCommand } from "./memory.ts";
+import { maintainCommand } from "./maintain.ts";
 import { rollbackCommand } from "./rollback.ts";
 import { statusCommand } from "./status.ts";
 import { uninstallCommand } from "./uninstall.ts";
@@ -22,6 +23,7 @@ export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   draftToolsCommand,
   checkToolsCommand,
   compressWisdomCommand,
+  maintainCommand,
 ];
 
 /** `openclaw context …`: the operator commands, and the plugin's own uninstall (a clone uses npm run install-hooks -- --uninstall). */
