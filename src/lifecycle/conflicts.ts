@@ -9,9 +9,10 @@ import type { PassContext } from "./step.ts";
 // The Conflict Detector's daily scan (persistent memory spec §5.4), Core tier (flat files, no
 // vector DB): every fact of the day files and MEMORY.md dated within the last 24 hours (or since
 // the previous pass, when that is longer ago) is compared with every other live fact. Two facts
-// contradict when they give different values for the same key (the capture's own rule: the same
-// words around a number that differs, "my locker code is 4312" / "the locker code is 5580"), or
-// when one is an operator correction sharing at least half its content words with the other.
+// contradict when one changes the other by the capture's own rule (src/capture/relation.ts: another
+// value for the same attribute, "my locker code is 4312" / "my locker code is 5580", "the wifi
+// password is sunflower" / "… is moonlight", or the same statement negated), or when one is an
+// operator correction sharing at least half its content words with the other.
 //
 // Auto-resolution:
 //   1. one side is an operator correction → it wins, always;

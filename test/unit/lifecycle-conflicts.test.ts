@@ -76,8 +76,17 @@ describe("the Conflict Detector's rules (§5.4)", () => {
     expect(findConflicts(facts, new Date("2026-05-01T00:00:00.000Z"), new Date(NOW))).toHaveLength(1);
   });
 
+  it("capture's relation rule finds a new word value and a negation too (src/capture/relation.ts)", () => {
+    const since = new Date("2000-01-01");
+    const pair = (older: string, newer: string) => findConflicts(memoryFacts("memory/2026-11-26.md", `- ${older} #knowledge\n- ${newer} #knowledge\n`, "2026-11-26"), since, new Date(NOW));
+    expect(pair("the wifi password is sunflower", "the wifi password is moonlight")).toHaveLength(1);
+    expect(pair("I like coffee", "I do not like coffee")).toHaveLength(1);
+    expect(pair("I like coffee", "I like coffee in the morning")).toEqual([]);
+  });
+
   it("unrelated facts and repeats are no conflict", () => {
-    const [a, b, c] = memoryFacts("MEMORY.md", "- my bike lock code is 1234 #knowledge\n- my locker code is 4312 #knowledge\n- My locker code is 4312. #knowledge\n");
+    // Dated (a day file): every one of them is in the scan's window.
+    const [a, b, c] = memoryFacts("memory/2026-11-26.md", "- my bike lock code is 1234 #knowledge\n- my locker code is 4312 #knowledge\n- My locker code is 4312. #knowledge\n", "2026-11-26");
     expect(findConflicts([a, b, c], new Date("2000-01-01"), new Date(NOW))).toEqual([]);
     expect(resolve(a, b)).toMatchObject({ flagged: true });
   });
