@@ -47,15 +47,25 @@ export type CorrectionEntry = {
   loggedAt?: Date;
   triggerPhrase?: string;
   triggerConfidence?: string;
+  session?: string;
   verified: boolean;
   reEmbedded: boolean;
   cooldownExpires?: Date;
   status: string;
   /** What the Recall Validator (or the operator) wrote as the right information, if anything. */
   correctInformation?: string;
+  /** `confidence:` as written (triage writes 1.0: the operator's own correction). */
+  confidence?: number;
+  /** `source:` as written; absent on triage's entries, which are the operator's (§8 `correction`). */
+  source?: string;
+  /** `last_seen:` (the correction came up again), else undefined: decay then runs from logged_at. */
+  lastSeen?: Date;
   /** The whole entry as written, heading included. */
   text: string;
 };
+
+/** Statuses that take an entry out of the live corrections (assembler, maintenance). */
+export const CLOSED_CORRECTION_STATUSES: ReadonlySet<string> = new Set(["retracted", "archived", "resolved"]);
 
 export function correctionId(dedupeKey: string): string {
   return `c-${contentHash(dedupeKey).slice(0, 12)}`;
@@ -157,31 +167,78 @@ function parseDate(value: string | undefined): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+function parseConfidence(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value !== undefined && Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
+}
+
 /**
- * Split CORRECTIONS.md into entries (one per `## ` heading). Text before the first heading is
- * skipped. Only \n ends a line here, as every writer of the file ends them: a U+2028 or NEL inside
- * an older, unquoted excerpt neither starts an entry nor a field.
+ * CORRECTIONS.md cut at its `## ` headings: the text before the first one, then one block per entry
+ * (heading to the next heading, blank lines included), so that joining them gives the file back.
+ * Only \n ends a line here, as every writer of the file ends them: a U+2028 or NEL inside an older,
+ * unquoted excerpt never starts an entry (no m flag: `^` would also match after \r, U+2028, U+2029).
  */
+export function splitCorrectionBlocks(markdown: string): { preamble: string; blocks: string[] } {
+  const parts = markdown.split(/(?<=\n)(?=##[ \t])/);
+  const preamble = /^##[ \t]/.test(parts[0] ?? "") ? "" : (parts.shift() ?? "");
+  return { preamble, blocks: parts };
+}
+
+/** Split CORRECTIONS.md into entries (one per `## ` heading). Text before the first heading is skipped. */
 export function parseCorrections(markdown: string): CorrectionEntry[] {
-  const blocks: string[][] = [];
-  for (const line of markdown.split("\n")) {
-    if (/^##[ \t]/.test(line)) blocks.push([line]);
-    else blocks.at(-1)?.push(line);
-  }
-  return blocks.map((block, index) => {
-    const id = /\bc-[0-9a-f]{6,}\b/.exec(block[0])?.[0] ?? `entry-${index + 1}`;
-    const lines = linesOf(block.join("\n"));
+  return splitCorrectionBlocks(markdown).blocks.map((block, index) => {
+    const lines = linesOf(block);
+    const id = /\bc-[0-9a-f]{6,}\b/.exec(lines[0])?.[0] ?? `entry-${index + 1}`;
     return {
       id,
       loggedAt: parseDate(field(lines, "logged_at") ?? field(lines, "timestamp")),
       triggerPhrase: field(lines, "trigger_phrase"),
       triggerConfidence: field(lines, "trigger_confidence"),
+      session: field(lines, "session"),
       verified: /^true$/i.test(field(lines, "verified") ?? ""),
       reEmbedded: /^true$/i.test(field(lines, "re_embedded") ?? ""),
       cooldownExpires: parseDate(field(lines, "cooldown_expires")),
       status: (field(lines, "status") ?? "active").toLowerCase(),
       correctInformation: field(lines, "correct_information"),
-      text: block.join("\n").trimEnd(),
+      confidence: parseConfidence(field(lines, "confidence")),
+      source: field(lines, "source")?.toLowerCase(),
+      lastSeen: parseDate(field(lines, "last_seen")),
+      text: block.trimEnd(),
     };
   });
+}
+
+/**
+ * What the correction says: the operator's `correct_information` once someone filled it in, else
+ * the quoted message, else the trigger phrase.
+ */
+export function correctionStatement(entry: CorrectionEntry): string {
+  const fixed = entry.correctInformation;
+  const quoted = entry.text
+    .split("\n")
+    .filter((line) => line.startsWith(">"))
+    .map((line) => line.replace(/^>[ \t]?/, ""))
+    .join(" ");
+  return fixed && !/^\(pending/.test(fixed) ? fixed : quoted || (entry.triggerPhrase ?? "");
+}
+
+/**
+ * The entry with `- key: value` set: the existing field line is rewritten (the first one, in any
+ * of the spellings `parseCorrections` reads), else a `- key: value` line is added after the last
+ * field line. Everything else stays byte for byte.
+ */
+export function withCorrectionField(entryText: string, key: string, value: string): string {
+  const lines = entryText.split("\n");
+  const pattern = new RegExp(`^([ \\t]*(?:[-*][ \\t]+)?\\**${key.replace(/_/g, "[_ -]")}\\**[ \\t]*:\\**[ \\t]*)(.*?)(\\r?)$`, "i");
+  const at = lines.findIndex((line) => pattern.test(line));
+  if (at >= 0) {
+    lines[at] = lines[at].replace(pattern, (_all, lead: string, _old: string, cr: string) => `${lead}${value}${cr}`);
+    return lines.join("\n");
+  }
+  let last = 0;
+  lines.forEach((line, index) => {
+    if (/^[ \t]*[-*][ \t]+\**[\w -]+\**[ \t]*:/.test(line)) last = index;
+  });
+  lines.splice(last + 1, 0, `- ${key}: ${value}`);
+  return lines.join("\n");
 }

@@ -104,6 +104,8 @@ export const EthosContextConfigSchema = z.object({
   triage: z.boolean().default(true),
   /** Extension points of the block: slot 6 (CRM profiles) and slot 8 (external context). */
   contextSources: z.object({ crm: contextSourceSchema.optional(), external: contextSourceSchema.optional() }).prefault({}),
+  /** The maintenance pass on the CONFIG.md schedule inside the gateway, started on gateway:startup (src/lifecycle). */
+  maintenance: z.boolean().default(true),
   memory: z
     .object({
       /** Extra fast-glob patterns, relative to the workspace (no absolute paths, no `..`). */

@@ -9,7 +9,7 @@ import { renderMemoryText } from "../memory/neutralise.ts";
 import type { RetrievedMemory } from "../memory/types.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../memory/config-md.ts";
 import type { HygieneConfig } from "../memory/config-md.ts";
-import { CORRECTIONS_FILE_NAME, parseCorrections } from "../capture/corrections.ts";
+import { CLOSED_CORRECTION_STATUSES, CORRECTIONS_FILE_NAME, correctionStatement, parseCorrections } from "../capture/corrections.ts";
 import type { CorrectionEntry } from "../capture/corrections.ts";
 import { isSupersededEntry } from "../capture/capture.ts";
 import { isSecretEntry } from "../memory/secrets.ts";
@@ -38,7 +38,6 @@ import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts
 export const MAX_SLOT_FILE_BYTES = 256 * 1024;
 export const MAX_RECENT_FILES = 16;
 const DAILY_FILE = /^(\d{4}-\d{2}-\d{2})(?:-[^/\\]*)?\.md$/;
-const CLOSED_STATUSES = new Set(["retracted", "archived", "resolved"]);
 /** What forget leaves of a correction's excerpt (src/capture/forget.ts). */
 const FORGOTTEN_EXCERPT = /^\s*\(forgotten: fg-[\w-]+\)\s*$/;
 
@@ -80,26 +79,26 @@ async function readBounded(file: string, workspaceDir: string): Promise<string |
   throw new Error(`${path.basename(file)}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}`);
 }
 
-function correctionText(entry: CorrectionEntry): string {
-  const fixed = entry.correctInformation;
-  const quoted = entry.text
+/** The entry's `> ` excerpt, as one line. */
+function quotedExcerpt(entry: CorrectionEntry): string {
+  return entry.text
     .split("\n")
     .filter((line) => line.startsWith(">"))
     .map((line) => line.replace(/^>[ \t]?/, ""))
     .join(" ");
-  return fixed && !/^\(pending/.test(fixed) ? fixed : quoted || (entry.triggerPhrase ?? "");
 }
 
 /** Open CORRECTIONS.md entries as assembler items (verified / re-embedded flags kept for ordering). */
 export function correctionItems(markdown: string, maxSnippetChars: number): SlotItem[] {
   return parseCorrections(markdown)
-    .filter((entry) => !CLOSED_STATUSES.has(entry.status))
+    .filter((entry) => !CLOSED_CORRECTION_STATUSES.has(entry.status))
     .map((entry) => {
-      const label = [entry.loggedAt?.toISOString().slice(0, 10), entry.verified ? "verified" : "unverified"].filter(Boolean).join(", ");
-      // A forgotten correction keeps only its marker (`(forgotten: fg-…)`): nothing for the model.
-      const said = correctionText(entry);
-      const text = FORGOTTEN_EXCERPT.test(said) ? "" : renderMemoryText(said, maxSnippetChars);
-      return { id: entry.id, text: text ? `- [${label}] ${text}` : "", timestamp: entry.loggedAt, verified: entry.verified, reEmbedded: entry.reEmbedded };
+      const day = entry.loggedAt?.toISOString().slice(0, 10) ?? "undated";
+      const state = entry.verified ? "verified" : "unverified";
+      // A forgotten correction keeps only its marker (`(forgotten: fg-…)`): nothing for the model,
+      // whatever its fields say.
+      const text = FORGOTTEN_EXCERPT.test(quotedExcerpt(entry)) ? "" : renderMemoryText(correctionStatement(entry), maxSnippetChars);
+      return { id: entry.id, text: text ? `- [${day}, ${state}] ${text}` : "", timestamp: entry.loggedAt, verified: entry.verified, reEmbedded: entry.reEmbedded };
     });
 }
 

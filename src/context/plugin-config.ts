@@ -16,6 +16,10 @@ export const PluginConfigSchema = z
     waitMs: z.number().int().min(0).max(10_000).default(1000).describe("Longest wait for this turn's memory before the turn goes on without it (ms)."),
     subagentSoul: z.boolean().default(true).describe("Give subagents SOUL.md (identity and Wisdom)."),
     heartbeatNotes: z.boolean().default(true).describe("Give cron and heartbeat runs HEARTBEAT.md."),
+    maintenance: z
+      .boolean()
+      .default(true)
+      .describe("Run the maintenance pass (corrections, conflicts, archive, SOUL.md proposals) on the CONFIG.md schedule inside the gateway."),
     aciBootstrap: z
       .record(z.string(), z.unknown())
       .default({})

@@ -3,6 +3,7 @@
 // it from config (or from the agent's last turn). No state here: importing this module starts nothing.
 import path from "node:path";
 import { expandHome, openClawStateDir } from "../core/paths.ts";
+import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import type { SessionType } from "../session/types.ts";
 import { boundedId } from "../core/bounded-id.ts";
@@ -66,4 +67,20 @@ export class AgentWorkspaces {
     if (!agentId) return undefined;
     return this.byAgent.get(boundedId(agentId)) ?? configuredWorkspace(cfg, agentId);
   }
+}
+
+/** Every workspace of the gateway's agents: the default one it names, main's, and each agent's explicit `workspace`. */
+export function agentWorkspaces(cfg: OpenClawConfig | undefined, defaultDir: string | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs = new Set<string>();
+  if (defaultDir) dirs.add(path.resolve(defaultDir));
+  const main = configuredWorkspace(cfg, "main", env);
+  if (main) dirs.add(main);
+  const agents = isObject(cfg?.agents) ? cfg.agents : {};
+  const list = Array.isArray(agents.list) ? agents.list : [];
+  const entries = isObject(agents.entries) ? Object.values(agents.entries) : [];
+  for (const agent of [...list, ...entries]) {
+    const workspace = isObject(agent) ? agent.workspace : undefined;
+    if (typeof workspace === "string" && workspace.trim()) dirs.add(expandUserPath(workspace, env));
+  }
+  return [...dirs];
 }

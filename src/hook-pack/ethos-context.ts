@@ -1,9 +1,11 @@
 // The ethos-context hook (OpenClaw 2026.3): message:received captures the query synchronously (the
 // gateway does not await this event) and triages the operator's message in the background;
-// agent:bootstrap injects this turn's memories as one inline record, within a bounded wait.
+// agent:bootstrap injects this turn's memories as one inline record, within a bounded wait;
+// gateway:startup starts the maintenance schedule (maintenance.ts).
 import { getLogger, logToGatewayFile } from "../core/log.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
-import { isAgentBootstrapEvent, isMessageReceivedEvent } from "../host/events.ts";
+import { isAgentBootstrapEvent, isGatewayStartupEvent, isMessageReceivedEvent } from "../host/events.ts";
+import { startMaintenanceOnGatewayStartup } from "./maintenance.ts";
 import { hookPack } from "./service.ts";
 
 logToGatewayFile();
@@ -16,6 +18,15 @@ function warn(error: unknown, event: string): void {
 }
 
 export default async function ethosContextHandler(event: unknown): Promise<void> {
+  if (isGatewayStartupEvent(event)) {
+    try {
+      // Arms the maintenance schedule's timer and returns; the passes run in the background.
+      startMaintenanceOnGatewayStartup(event);
+    } catch (error) {
+      warn(error, "gateway:startup");
+    }
+    return;
+  }
   if (isMessageReceivedEvent(event)) {
     try {
       hookPack.onMessageReceived(event);

@@ -50,6 +50,13 @@ export type MessageReceivedEvent = InternalHookEvent & {
   };
 };
 
+/** `gateway:startup` (OpenClaw 2026.3.13: after channels start and hooks are loaded, not awaited). */
+export type GatewayStartupEvent = InternalHookEvent & {
+  type: "gateway";
+  action: "startup";
+  context: { cfg?: OpenClawConfig; workspaceDir?: string; [key: string]: unknown };
+};
+
 /** A plain JSON-style object (not null, not an array). */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -61,6 +68,10 @@ export function isAgentBootstrapEvent(event: unknown): event is AgentBootstrapEv
 
 export function isMessageReceivedEvent(event: unknown): event is MessageReceivedEvent {
   return isObject(event) && event.type === "message" && event.action === "received" && isObject(event.context);
+}
+
+export function isGatewayStartupEvent(event: unknown): event is GatewayStartupEvent {
+  return isObject(event) && event.type === "gateway" && event.action === "startup" && isObject(event.context);
 }
 
 export function isBootstrapFileRecord(value: unknown): value is BootstrapFileRecord {

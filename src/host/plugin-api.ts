@@ -55,6 +55,9 @@ export type CommandLike = {
   action(handler: (args: string[]) => Promise<void> | void): CommandLike;
 };
 
+/** `api.registerService`: OpenClaw starts a service in the gateway process only, awaiting `start`, and calls `stop` at shutdown. */
+export type PluginService = { id: string; start(ctx: unknown): void | Promise<void>; stop?(ctx: unknown): void | Promise<void> };
+
 export type CliDescriptor = { name: string; description: string; hasSubcommands: boolean };
 
 /** OpenClawPluginApi, the part we use. */
@@ -71,4 +74,5 @@ export type PluginApi = {
   registerCli?(registrar: (ctx: { program: unknown }) => void, opts: { descriptors: CliDescriptor[] }): void;
   registerContextEngine?(id: string, factory: (ctx: ContextEngineFactoryContext) => Promise<unknown>): void;
   on?(hook: string, handler: (event: unknown, ctx: unknown) => Promise<unknown>): void;
+  registerService?(service: PluginService): void;
 };

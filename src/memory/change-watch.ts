@@ -81,8 +81,6 @@ export class ChangeWatch {
     }
     for (const dir of dirs) {
       if (this.watchers.has(dir)) continue;
-      // A folder watched only from now on may have changed during the check: check once more.
-      this.dirty = true;
       let watcher: fs.FSWatcher;
       try {
         watcher = fs.watch(dir, { persistent: false }, (_event, name) => {
@@ -96,9 +94,13 @@ export class ChangeWatch {
         });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR") continue; // not there (yet): its parent is watched
+        // Not there (yet): its parent is watched and sees it appear. (Marking the index dirty here
+        // would keep a vault without, say, Archive/ from ever being quiet.)
+        if (code === "ENOENT" || code === "ENOTDIR") continue;
         return this.disable();
       }
+      // A folder watched only from now on may have changed during the check: check once more.
+      this.dirty = true;
       watcher.on("error", () => {
         // The folder went away, or the watch broke: forget it; the next full check re-decides.
         this.dirty = true;

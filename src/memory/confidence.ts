@@ -141,6 +141,22 @@ export function formatMemoryMetadata(meta: MemoryMetadata): string {
   return `<!-- ${parts.join(" ")} -->`;
 }
 
+/**
+ * The line with `key: value` pairs set in its metadata comment: a key already there gets the new
+ * value, a new key goes at the end of the comment, keys not named stay as they are (`captured:`
+ * included). A line without a comment gets one at its end.
+ */
+export function withMetadataKeys(line: string, pairs: Readonly<Record<string, string>>): string {
+  const comment = /<!--([^>]{0,400}?)-->/.exec(line);
+  if (!comment) return `${line.replace(/[ \t]+$/, "")} <!-- ${Object.entries(pairs).map(([key, value]) => `${key}: ${value}`).join(" ")} -->`;
+  let body = comment[1].trim();
+  for (const [key, value] of Object.entries(pairs)) {
+    const existing = new RegExp(`\\b${key}[ \\t]*:[ \\t]*[^\\s,;]*`, "i");
+    body = existing.test(body) ? body.replace(existing, `${key}: ${value}`) : `${body} ${key}: ${value}`.trim();
+  }
+  return `${line.slice(0, comment.index)}<!-- ${body} -->${line.slice(comment.index + comment[0].length)}`;
+}
+
 /** Entry text without its metadata comments (what gets shown to the model). */
 export function stripMemoryMetadata(entry: string): string {
   return entry.replace(COMMENT, "").replace(/[ \t]+$/gm, "");

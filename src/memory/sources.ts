@@ -8,8 +8,13 @@ import { bundleStateDir, expandHome } from "../core/paths.ts";
 /** What an index covers: fast-glob patterns relative to one root folder. */
 export type MemorySourceSpec = { rootDir: string; patterns: string[] };
 
-/** Core's memory locations (the same files memory-core indexes), plus operator patterns. */
-export const WORKSPACE_MEMORY_PATTERNS = ["MEMORY.md", "memory/*.md"] as const;
+/**
+ * Core's memory locations (the same files memory-core indexes), the maintenance pass's archive
+ * (Archive/Chronicles, Archive/Memory, Archive/Corrections: day files and entries moved out of the
+ * live files, still found by retrieval; its dot folder of undo images is never matched), plus
+ * operator patterns.
+ */
+export const WORKSPACE_MEMORY_PATTERNS = ["MEMORY.md", "memory/*.md", "Archive/**/*.md"] as const;
 
 /** Never indexed: our own output (indexing it would feed retrieved text back as a "memory"). */
 export const ALWAYS_IGNORED = ["**/node_modules/**", `**/${RETRIEVED_MEMORY_RECORD_NAME}`];

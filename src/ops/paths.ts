@@ -2,16 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadOpenClawConfigFile, resolveOpenClawConfigPath } from "../host/config-file.ts";
 import { expandHome, openClawStateDir } from "../core/paths.ts";
+import { initiativeDir } from "../lifecycle/review-gate.ts";
 import { UsageError } from "./cli.ts";
 
-// Where the ACI initiative keeps its operator artefacts, relative to the workspace root (spec §7, appendix B).
-export const INITIATIVE_DIR = path.join("initiatives", "adaptive-context-injection");
+// Where the ACI initiative keeps its operator artefacts: the review gate's folder (src/lifecycle/review-gate.ts).
+export { INITIATIVE_DIR, initiativeDir } from "../lifecycle/review-gate.ts";
 export const BACKUP_FILES = ["SOUL.md", "AGENTS.md", "TOOLS.md"] as const;
 export type BackupFile = (typeof BACKUP_FILES)[number];
-
-export function initiativeDir(workspace: string): string {
-  return path.join(workspace, INITIATIVE_DIR);
-}
 
 export function backupsDir(workspace: string): string {
   return path.join(initiativeDir(workspace), "backups");

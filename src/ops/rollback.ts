@@ -5,7 +5,7 @@ import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { ON_DEMAND_HEADING_TEXT, SHEDDING_HEADING, TOOLS_INSTRUCTION_LINE } from "../bootstrap/soul-instructions.ts";
 import { setHooksEnabled } from "./hook-toggle.ts";
-import { detectEol, replaceLines, sectionsMatching, splitLines } from "./markdown.ts";
+import { detectEol, replaceLines, sectionsMatching, splitLines } from "../core/markdown.ts";
 import { backupsDir, phase0BackupPath } from "./paths.ts";
 import type { BackupFile } from "./paths.ts";
 import { backupBeforeChange, exists, replaceFileWithBackup, sha256File } from "./safe-write.ts";

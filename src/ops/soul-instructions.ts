@@ -18,7 +18,7 @@ import {
   isMemoryEntryLine,
 } from "../bootstrap/soul-instructions.ts";
 import { lineDiff } from "./line-diff.ts";
-import { detectEol, findSections, replaceLines, splitLines } from "./markdown.ts";
+import { detectEol, findSections, replaceLines, splitLines } from "../core/markdown.ts";
 import { backupsDir } from "./paths.ts";
 import { backupBeforeChange } from "./safe-write.ts";
 import { MAX_SOUL_TOKENS } from "./wisdom/promote.ts";

@@ -8,6 +8,11 @@ import { hookLogFile, setLogDestination } from "../core/log.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
 import { capturedToday } from "../capture/capture.ts";
 import { forgetHistory, readForgetLog } from "../capture/forget.ts";
+import { maintenanceStatus } from "../lifecycle/maintenance-status.ts";
+import type { MaintenanceStatus } from "../lifecycle/maintenance-status.ts";
+import { loadHygieneConfig } from "../memory/config-md.ts";
+import { wisdomCompressionDue } from "./wisdom/due.ts";
+import type { WisdomDue } from "./wisdom/due.ts";
 import { defaultIndexCacheDir } from "../memory/sources.ts";
 import { readIndexCacheHeader } from "../memory/index-cache.ts";
 import { redactSecrets } from "../memory/secrets.ts";
@@ -61,6 +66,10 @@ export type StatusReport = {
   sharedMain: { owners: number; ownerSource: string; warnings: SharedMainWarning[] };
   /** SOUL.md as it is now against the spec's on-demand instructions (the required memory entry first). */
   soul: SoulInstructionsCheck;
+  /** The maintenance pass: the last run, open conflicts, corrections waiting (src/lifecycle). */
+  maintenance: MaintenanceStatus;
+  /** Whether wisdom compression is due (monthly, or 10 new lessons). */
+  wisdom: WisdomDue;
 };
 
 const MAX_LOG_TAIL_BYTES = 4 * 1024 * 1024;
@@ -252,6 +261,8 @@ export async function collectStatus(params: {
     forgotten: await recentForgets(params.workspace),
     soul: await checkSoulInstructions(params.workspace),
     sharedMain: sharedMainStatus(cfg as OpenClawConfig | undefined),
+    maintenance: await maintenanceStatus(params.workspace, params.now ?? new Date(), (await loadHygieneConfig(params.workspace)).config),
+    wisdom: await wisdomCompressionDue(params.workspace, params.now ?? new Date()),
   };
 }
 
@@ -375,6 +386,7 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
     const state = forget.undoneAt ? `undone ${ago(forget.undoneAt, now)}` : forget.undo === "not kept" ? "no undo" : "can be undone";
     out.push(`  ${ago(forget.ts, now)}  ${forget.id}  ${forget.origin}: ${forget.facts.join("; ")} (${state})`);
   }
+  out.push(...formatMaintenance(report.maintenance, report.wisdom, now));
   return out.join("\n");
 }
 
@@ -384,5 +396,30 @@ export function formatSoulCheck(soul: SoulInstructionsCheck, now = Date.now()): 
   const out = [`SOUL.md (${soul.soulPath}; ${soul.tokens} tokens, AC-7 wants <= ${soul.maxTokens}; changed ${soul.modifiedAt ? ago(soul.modifiedAt, now) : "?"}, checked now)`];
   for (const item of soul.items) out.push(`  ${item.present ? "ok" : item.part === "memory" ? "WARNING" : "missing"} (phase ${item.phase}) ${item.detail}`);
   if (soul.items.some((item) => !item.present)) out.push("  add what is missing (the diff first, then --apply): npm run soul-instructions, or openclaw context soul-instructions");
+  return out;
+}
+
+const MAX_CHANGE_LINES = 12;
+
+function formatMaintenance(m: MaintenanceStatus, wisdom: WisdomDue, now: number): string[] {
+  const out = ["", "Maintenance (Archive/.maintenance/runs.jsonl)"];
+  const last = m.lastRun;
+  if (!last) out.push("  no pass yet (openclaw context maintain, or the gateway's schedule)");
+  else {
+    const when = `${ago(last.finishedAt, now)}, clock ${last.clock}`;
+    out.push(`  last pass: ${last.run} (${last.trigger}, ${when}): ${last.changes.length} change(s)${last.undone ? `, undone ${last.undone}` : ""}`);
+    for (const change of last.changes.slice(0, MAX_CHANGE_LINES)) out.push(`    ${change.step}: ${change.file}: ${change.what}`);
+    if (last.changes.length > MAX_CHANGE_LINES) out.push(`    … ${last.changes.length - MAX_CHANGE_LINES} more (maintain --list, runs.jsonl)`);
+    for (const note of last.notes) out.push(`    note: ${note}`);
+  }
+  out.push(m.openConflicts.length === 0 ? "  open conflicts: none" : `  open conflicts: ${m.openConflicts.length} in CONFLICTS.md (${m.openConflicts.map((c) => c.id).join(", ")})`);
+  const c = m.corrections;
+  out.push(`  corrections in their cool-down: ${c.coolingDown}`);
+  out.push(
+    c.proposals === 0
+      ? "  corrections waiting for review: none"
+      : `  corrections waiting for review: ${c.awaitingReview} in ${c.proposals} SOUL.md proposal(s) (${c.draft}${c.reviewOpen ? ", REVIEW NEEDED in DAILY_EXECUTION_QUEUE.md" : ", written by the next pass"}); promote: maintain promote --approve`,
+  );
+  out.push(`  wisdom compression: ${wisdom.due ? "DUE" : "not due"} (${wisdom.why})`);
   return out;
 }

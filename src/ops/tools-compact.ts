@@ -1,5 +1,5 @@
 import { estimateTokens } from "../core/tokens.ts";
-import { findSections, splitLines } from "./markdown.ts";
+import { findSections, splitLines } from "../core/markdown.ts";
 
 // AC-6: TOOLS_COMPACT.md is a lookup table (≤ 300 tokens, required sections, no narrative), and a
 // deterministic draft of it can be extracted from TOOLS.md.

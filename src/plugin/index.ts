@@ -5,6 +5,7 @@
 //   the context engine                 (memory as OpenClaw's runtime-context carrier)
 //   before_prompt_build                (prependContext where the engine cannot serve)
 //   openclaw context …                 (api.registerCli: the operator commands)
+//   the maintenance schedule           (api.registerService: src/lifecycle, in the gateway only)
 import { getLogger, logToGatewayFile } from "../core/log.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { PLUGIN_ID } from "../host/ids.ts";
@@ -12,11 +13,13 @@ import { bridgeToHostLogger } from "../host/logger.ts";
 import type { PluginApi } from "../host/plugin-api.ts";
 import { loadHostSdk } from "../host/sdk.ts";
 import { hostVersionOf, pluginServesHost } from "../host/version.ts";
+import { parseEthosContextConfig } from "../context/config.ts";
 import { createConfigViews, parsePluginConfig } from "../context/plugin-config.ts";
 import { createContextService } from "../context/turn-service.ts";
 import { CONTEXT_COMMAND } from "../ops/commands/index.ts";
 import { registerContextCommands } from "./cli.ts";
 import { createPluginHooks } from "./hooks.ts";
+import { maintenanceService } from "./maintenance-service.ts";
 import { createPluginTurns } from "./turns.ts";
 import type { PluginTurns } from "./turns.ts";
 
@@ -64,6 +67,10 @@ export function register(api: PluginApi): void {
       if (full) log().info({}, "enabled: false: OpenClaw's default bootstrap files, no memory");
       return;
     }
+    // The maintenance schedule: a service, which OpenClaw starts in the gateway only. Registered in
+    // both registrations (which one's services start is the host's choice); the service keeps one
+    // schedule per process. Off with the plugin's `maintenance: false` or the memory options' own.
+    if (config.maintenance && parseEthosContextConfig(config.ethosContext).config.maintenance) api.registerService?.(maintenanceService({ config: () => api.config, logPrefix: `[${PLUGIN_ID}]` }));
     if (!full && fullTurns) {
       onPromptBuild(api, fullTurns);
       return;

@@ -220,6 +220,8 @@ for (const target of OPENCLAW_TARGETS) {
         version,
         hooks: { "aci-bootstrap": { enabled: true, ownerIds: [OWNER_ID], orchestration: { topics: [ORCHESTRATION_TOPIC] } }, "ethos-context": { enabled: false } },
         workspaceFiles: workspaceFilesWithSentinels(),
+        // The maintenance schedule's first look 5 s after each start (default 60 s): the hook pack's check waits less.
+        env: { OPENCLAW_CONTEXT_MAINTENANCE_DELAY_SECONDS: "5" },
       });
       console.log(`e2e boot seconds openclaw ${version} (hook on): ${JSON.stringify(onGw.bootSeconds)}`);
       const before = hashTree(onGw.workspaceDir);

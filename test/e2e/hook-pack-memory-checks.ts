@@ -8,7 +8,10 @@
 //   - the operator's "Remember that …" in the main session is written once to memory/<today>.md and
 //     a NEW session's question gets it; a group saying the same words writes nothing; a correction
 //     supersedes the older value.
-// Needs: the sample workspace's memory/ files, the hook pack installed, aci-bootstrap enabled.
+//   - the hook pack starts the maintenance schedule on gateway:startup, and the scheduled pass runs
+//     inside the gateway while a turn sent meanwhile is answered (test/e2e/maintenance.ts).
+// Needs: the sample workspace's memory/ files, the hook pack installed, aci-bootstrap enabled, and
+// OPENCLAW_CONTEXT_MAINTENANCE_DELAY_SECONDS small in the gateway's environment.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -17,6 +20,7 @@ import type { Gateway } from "./gateway.ts";
 import type { RecordedRequest } from "./mock-model.ts";
 import { bodyOf, count, letters, newMainThread, withoutIds } from "./turn-text.ts";
 import { waitForFileContaining } from "./wait-file.ts";
+import { checkScheduledMaintenance } from "./maintenance.ts";
 
 const FACT = "Jeff's sailboat is named Halcyon Drift; it is moored at slip 14 in Sausalito.";
 // Three phrasings with the same search terms (sailboat, moor, name), none a substring of another,
@@ -127,5 +131,18 @@ export function hookPackMemoryChecks(gateway: () => Gateway): void {
     const body = withoutIds(bodyOf(await chatSend(newMainThread(), `Tell me my locker code please (${letters(8)})`)));
     expect(body).toContain("my locker code is 5580");
     expect(body, "the superseded value is not injected as current").not.toContain("4312");
+  });
+
+  it("the hook pack starts the maintenance schedule on gateway:startup", { timeout: 180_000 }, async () => {
+    const log = path.join(gateway().root, "openclaw-context.log");
+    expect(await waitForFileContaining(log, "maintenance schedule started", 120_000)).toContain("maintenance schedule started (first look in 5 s)");
+  });
+
+  it("the scheduled maintenance pass runs inside the gateway, and a turn sent meanwhile is answered before it ends", { timeout: 1_900_000 }, async () => {
+    const { run } = await checkScheduledMaintenance(gateway(), (sessionKey, text) => gateway().chatSend(sessionKey, text, 600_000));
+    expect(run).toMatch(/^\d{8}T\d{6}Z/);
+    // The pass by hand archived the sample's old day files: the sailboat comes from Archive/Chronicles/ now.
+    expect(fs.existsSync(path.join(gateway().workspaceDir, "memory", "2026-02-22.md"))).toBe(false);
+    expect(bodyOf(await chatSend(newMainThread(), `What is Jeff's sailboat named? (${letters(8)})`))).toContain("Halcyon Drift");
   });
 }

@@ -41,6 +41,7 @@ import { pairingCode, startMockTelegram, telegramChannelConfig } from "./telegra
 import type { MockTelegram, TelegramPerson } from "./telegram-mock.ts";
 import { bodyOf, count, letters, newMainThread, withoutIds } from "./turn-text.ts";
 import { waitForFileContaining } from "./wait-file.ts";
+import { checkScheduledMaintenance } from "./maintenance.ts";
 
 const VERSION = "2026.9.6";
 const PLUGIN_ID = "openclaw-context";
@@ -126,6 +127,8 @@ describe.sequential(`the plugin on one real OpenClaw ${VERSION} gateway: migrati
       extraModelIds: [OPUS],
       workspaceFiles: sentinelFiles(),
       config: deepMerge({ gateway: { reload: { mode: "off" } } }, telegramChannelConfig(tg, OWNER.id)),
+      // The maintenance schedule's first look 5 s after each start (default 60 s): its check waits less.
+      env: { OPENCLAW_CONTEXT_MAINTENANCE_DELAY_SECONDS: "5" },
     });
     shellEnv = operatorEnv(gw);
     dayFile = path.join(gw.workspaceDir, "memory", `${new Date().toISOString().slice(0, 10)}.md`);
@@ -420,6 +423,17 @@ describe.sequential(`the plugin on one real OpenClaw ${VERSION} gateway: migrati
     expect(gw.model.userTextOf(request)).toContain(SAILBOAT);
   });
 
+  it("the maintenance pass runs on its schedule inside the gateway, and a turn sent meanwhile is answered before it ends", { timeout: 1_900_000 }, async () => {
+    const { run, observed: seen } = await checkScheduledMaintenance(gw, turn);
+    expect(run).toMatch(/^\d{8}T\d{6}Z/);
+    // The pass by hand archived the sample's old day files: the sailboat now comes from Archive/Chronicles/.
+    expect(fs.existsSync(path.join(gw.workspaceDir, "memory", "2026-02-22.md"))).toBe(false);
+    expect(gw.model.userTextOf((await turn(MAIN, `What is my sailboat named, and where is it moored? ${letters(6)}`)).request)).toContain(SAILBOAT);
+    // Only the gateway starts services: a CLI command of the package registers the plugin too, but starts no schedule.
+    expect(await gw.cli(["context", "status", "--no-cli"], 300_000)).not.toContain("maintenance schedule started");
+    observed.packageServiceSchedule = seen;
+  });
+
   it("another context engine in the slot (restart): the plugin logs why it stands aside; memory arrives on this turn's user message (chat.send and `agent` RPC), SOUL.md reaches a subagent and HEARTBEAT.md a cron run through appendSystemContext", { timeout: 1_800_000 }, async () => {
     const config = readConfig() as { plugins: { slots: Record<string, unknown> } };
     config.plugins.slots.contextEngine = OTHER_ENGINE;
@@ -477,6 +491,7 @@ describe.sequential(`the plugin on one real OpenClaw ${VERSION} gateway: migrati
       "migrationUninstallExactRestore",
       "packageBeforePromptBuildRuns",
       "packageCronHeartbeat",
+      "packageServiceSchedule",
       "packageSubagentSoul",
       "pairingApproveOwner",
       "registerHookBootstrap",

@@ -204,6 +204,16 @@ describe("change watching (a turn checks the files only after something changed)
     expect(index.search("Lisbon trip", 1)[0]?.file).toBe("notes/trips/2026/lisbon.md");
   });
 
+  it("a pattern's folder that does not exist yet (Archive/) keeps no quiet vault busy, and is seen when it appears", async () => {
+    const index = await watched();
+    expect(await index.refresh()).toMatchObject({ checked: false });
+    // The maintenance pass moves a day file into Archive/Chronicles/ (a new folder tree at once).
+    fs.mkdirSync(path.join(ws, "Archive", "Chronicles"), { recursive: true });
+    write("Archive/Chronicles/2026-February.md", "## 2026-02-22 · memory/2026-02-22.md\n\n- Jeff's kayak is moored at pier 9.\n");
+    expect(await index.refresh()).toMatchObject({ checked: true });
+    expect(index.search("kayak pier", 1)[0]?.file).toBe("Archive/Chronicles/2026-February.md");
+  });
+
   it("more folders than it may watch (128): no watches, every refresh checks, and changes are seen", async () => {
     for (let i = 0; i < 130; i++) write(`notes/n${i}/a.md`, `- note ${i}\n`);
     const index = new MemoryIndex(workspaceMemorySources(ws, ["notes/**/*.md"]), { cacheDir: false });

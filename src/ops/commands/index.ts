@@ -8,6 +8,7 @@ import { compressWisdomCommand } from "./compress-wisdom.ts";
 import { draftToolsCommand } from "./draft-tools.ts";
 import { explainCommand } from "./explain.ts";
 import { memoryCommand } from "./memory.ts";
+import { maintainCommand } from "./maintain.ts";
 import { rollbackCommand } from "./rollback.ts";
 import { soulInstructionsCommand } from "./soul-instructions.ts";
 import { statusCommand } from "./status.ts";
@@ -24,6 +25,7 @@ export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   checkToolsCommand,
   compressWisdomCommand,
   soulInstructionsCommand,
+  maintainCommand,
 ];
 
 /** `openclaw context …`: the operator commands, and the plugin's own uninstall (a clone uses npm run install-hooks -- --uninstall). */

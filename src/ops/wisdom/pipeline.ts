@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { chat } from "../llm.ts";
 import type { ChatMessage, LlmOptions } from "../llm.ts";
-import { detectEol } from "../markdown.ts";
+import { QUEUE_NAME, withReviewFlag } from "../../lifecycle/review-gate.ts";
 import { backupsDir, initiativeDir, INITIATIVE_DIR } from "../paths.ts";
 import { replaceFileWithBackup } from "../safe-write.ts";
 import { buildRepairMessages, buildWisdomPrompt } from "./prompt.ts";
@@ -15,7 +15,6 @@ import type { WisdomEntry, WisdomLimits } from "./validate.ts";
 
 export const DRAFT_NAME = "SOUL_WISDOM_DRAFT.md";
 export const TRACE_NAME = "SOUL_WISDOM_TRACE.md";
-export const QUEUE_NAME = "DAILY_EXECUTION_QUEUE.md";
 
 export type DistilResult =
   | { ok: true; entries: WisdomEntry[]; section: string; attempts: number; repaired: boolean }
@@ -86,18 +85,10 @@ export async function writeDraftAndFlag(params: { workspace: string; section: st
   try {
     queueText = await fs.readFile(queue, "utf8");
   } catch {
-    queueText = "# Daily execution queue\n";
+    // no queue yet: withReviewFlag starts one
   }
-  const eol = detectEol(queueText);
   const flag = `- [ ] REVIEW NEEDED: wisdom draft ${INITIATIVE_DIR}/${DRAFT_NAME} (compressed ${params.date}, ${params.lessons.length} source lessons; trace in ${TRACE_NAME}). Approve with: npm run compress-wisdom -- promote --approve`;
-  const lines = queueText.split(/\r?\n/);
-  const existing = lines.findIndex((line) => line.includes("REVIEW NEEDED") && line.includes(DRAFT_NAME) && /^\s*-\s*\[ \]/.test(line));
-  if (existing >= 0) lines[existing] = flag;
-  else {
-    while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-    lines.push(flag, "");
-  }
-  const backup = await replaceFileWithBackup(queue, lines.join(eol), backups);
+  const backup = await replaceFileWithBackup(queue, withReviewFlag(queueText, DRAFT_NAME, flag), backups);
   if (backup) written.push(backup);
   return { draft, trace, queue, backups: written };
 }

@@ -4,11 +4,12 @@ import { estimateTokens } from "../../core/tokens.ts";
 import { withFileLock } from "../../fs/lock.ts";
 import { writeFileAtomic } from "../../fs/atomic.ts";
 import { lineDiff } from "../line-diff.ts";
-import { detectEol, findSections, replaceLines, splitLines } from "../markdown.ts";
+import { detectEol, findSections, replaceLines, splitLines } from "../../core/markdown.ts";
 import { backupsDir, initiativeDir, phase0BackupPath } from "../paths.ts";
 import { backupBeforeChange, exists, replaceFileWithBackup, sha256File } from "../safe-write.ts";
 import { soulPointsTo } from "../../bootstrap/soul-instructions.ts";
-import { DRAFT_NAME, QUEUE_NAME } from "./pipeline.ts";
+import { QUEUE_NAME, withReviewTicked } from "../../lifecycle/review-gate.ts";
+import { DRAFT_NAME } from "./pipeline.ts";
 import { DEFAULT_WISDOM_LIMITS, REQUIRED_ENTRY, parseWisdomAnswer, validateWisdom } from "./validate.ts";
 
 // Step 5, the review gate: put the reviewed draft into SOUL.md's `## Wisdom` section, nothing else.
@@ -117,13 +118,8 @@ export async function applyPromotion(workspace: string, plan: PromotePlan, date:
   const queue = path.join(workspace, QUEUE_NAME);
   let queueBackup: string | undefined;
   try {
-    const text = await fs.readFile(queue, "utf8");
-    const lines = text.split(/\r?\n/);
-    const index = lines.findIndex((line) => line.includes("REVIEW NEEDED") && line.includes(DRAFT_NAME) && /^\s*-\s*\[ \]/.test(line));
-    if (index >= 0) {
-      lines[index] = `- [x] REVIEWED: wisdom draft promoted into SOUL.md on ${date}`;
-      queueBackup = await replaceFileWithBackup(queue, lines.join(detectEol(text)), backupsDir(workspace));
-    }
+    const ticked = withReviewTicked(await fs.readFile(queue, "utf8"), DRAFT_NAME, `- [x] REVIEWED: wisdom draft promoted into SOUL.md on ${date}`);
+    if (ticked !== null) queueBackup = await replaceFileWithBackup(queue, ticked, backupsDir(workspace));
   } catch {
     // No queue file: nothing to tick.
   }

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { findSections, splitLines } from "../markdown.ts";
+import { findSections, splitLines } from "../../core/markdown.ts";
 
 // Step 1 of the wisdom pipeline (spec §5): collect raw lessons, each with a stable id (L1, L2, …)
 // that the model must cite, so every wisdom entry can be traced back to the lessons it compresses.

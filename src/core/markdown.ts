@@ -1,4 +1,4 @@
-// Minimal Markdown section handling for the operator tools: ATX headings outside fenced code,
+// Minimal Markdown section handling (operator tools, the maintenance pass): ATX headings outside fenced code,
 // a section running to the next heading of the same or a higher level. Line endings preserved.
 
 export type Section = { level: number; title: string; startLine: number; endLine: number };
