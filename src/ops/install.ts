@@ -142,12 +142,17 @@ export function workspaceHookDir(workspace: string): string {
 }
 
 /** `openclaw hooks list --json` → eligibility of our two hooks. */
-export async function hookEligibility(cli: string, configPath: string, options: { attempts?: number; delayMs?: number } = {}): Promise<HookEligibility[]> {
+export async function hookEligibility(
+  cli: string,
+  configPath: string,
+  options: { attempts?: number; delayMs?: number; run?: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }> } = {},
+): Promise<HookEligibility[]> {
   const attempts = options.attempts ?? 5;
+  const run = options.run ?? ((args: string[]) => runOpenClaw(cli, args, { env: cliEnvForConfig(configPath) }));
   let rows: HookEligibility[] = [];
   // A running gateway answers `hooks list` and reloads config asynchronously: ask a few times.
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
-    const result = await runOpenClaw(cli, ["hooks", "list", "--json"], { env: cliEnvForConfig(configPath) });
+    const result = await run(["hooks", "list", "--json"]);
     const parsed = parseCliJson(result.stdout) as { hooks?: { name?: string; source?: string; eligible?: boolean; loadable?: boolean; blockedReason?: string }[] } | undefined;
     rows = HOOK_NAMES.map((name) => {
       const hook = parsed?.hooks?.find((candidate) => candidate.name === name);
@@ -318,8 +323,7 @@ export const hookPackUnit: InstallUnit = {
       }
     }
     // Verified on 2026.3.13 and 2026.9.6: a running gateway keeps the hooks it has loaded (even with
-    // their files and config entries gone) until it restarts.
-    steps.push("RESTART NEEDED: a running gateway keeps the hooks it has loaded until it restarts: restart it now (openclaw gateway restart)");
+    // their files and config entries gone) until it restarts. The entry point says so once, last.
     if (record?.mode === "pack" && String(record.command ?? "").startsWith("plugins")) {
       // Verified on 2026.9.6: `plugins uninstall` refuses hook packs ("not associated with a tracked
       // package install") and no command removes the install record OpenClaw keeps in its state
@@ -503,7 +507,7 @@ export async function installPlugin(params: InstallParams, tarball: string): Pro
     settings = carried.settings;
     if (record?.units["hook-pack"]) {
       const removal = await hookPackUnit.uninstall(params, record.units["hook-pack"]);
-      for (const step of removal.steps.filter((line) => !line.startsWith("RESTART NEEDED"))) params.log(`migration: ${step}`);
+      for (const step of removal.steps) params.log(`migration: ${step}`);
       if (removal.leftovers.length > 0) throw new Error(`migration from the hook pack stopped; remove these by hand, then run install-hooks again:\n  - ${removal.leftovers.join("\n  - ")}`);
     }
     await editOpenClawJson(params.configPath, (json) => removeRetiredKeys(json, record?.hookStateBefore));

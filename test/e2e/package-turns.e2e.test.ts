@@ -176,7 +176,7 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
   });
 
   it("the adapter compiled into the package logs under the package's id, never the companion's", () => {
-    expect(gw.logs()).toMatch(/\[openclaw-context\] no memory for this turn/);
+    expect(gw.logs()).toMatch(/\[openclaw-context\] memory context for this turn/);
     expect(gw.logs()).not.toContain("openclaw-context-companion");
     expect(gw.logs()).not.toContain("npm run install-hooks to select");
   });

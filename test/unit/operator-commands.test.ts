@@ -104,8 +104,8 @@ describe("one command table, two entry points", () => {
   it("`openclaw context` has one subcommand per npm script named the same, each a thin wrapper of its row", () => {
     const group = contextGroup();
     expect(group.description).toBe(CONTEXT_COMMAND.description);
-    // The clone's eight, then the package's own uninstall (no npm script: a clone has install-package --uninstall).
-    expect(group.children.map((c) => c.name)).toEqual(["status", "explain", "baseline", "backup", "rollback", "draft-tools", "check-tools", "compress-wisdom", "uninstall"]);
+    // The clone's nine, then the plugin's own uninstall (no npm script: a clone has install-hooks --uninstall).
+    expect(group.children.map((c) => c.name)).toEqual(["status", "doctor", "explain", "baseline", "backup", "rollback", "draft-tools", "check-tools", "compress-wisdom", "uninstall"]);
     for (const command of OPERATOR_COMMANDS) {
       const wrapper = fs.readFileSync(path.join(REPO_ROOT, "scripts", scriptFileOf(command.name)), "utf8");
       expect(wrapper).toMatch(new RegExp(`await runAsScript\\(\\w+\\);\\s*$`));
