@@ -68,6 +68,7 @@ export async function logsShowTurn(gw: Gateway, observed: Observations): Promise
 /** doctor: a healthy install exits 0; another engine in the slot exits 3 and explains the trade-off. */
 export async function doctorHealthyThenOtherEngine(gw: Gateway): Promise<void> {
   const healthy = await openclaw(gw, ["context", "doctor"]);
+  console.log(`openclaw context doctor (healthy), exit ${healthy.code}:\n${healthy.stdout}`);
   expect(healthy.stdout).not.toMatch(/^(WARN|FAIL) /m);
   expect(healthy.stdout).toContain(`ok    context engine: the plugin holds the context-engine slot`);
   expect(healthy.stdout).toMatch(/^ok {4}last turn: MAIN_SESSION at .*memory: 1 memor(y|ies) delivered as the runtime-context carrier/m);
@@ -76,6 +77,7 @@ export async function doctorHealthyThenOtherEngine(gw: Gateway): Promise<void> {
   await gw.cli(["config", "set", "plugins.slots.contextEngine", "lossless-claw"], 120_000);
   try {
     const taken = await openclaw(gw, ["context", "doctor"]);
+    console.log(`openclaw context doctor (another engine in the slot), exit ${taken.code}:\n${taken.stdout}`);
     expect(taken.stdout).toContain("WARN  context engine: context engine lossless-claw holds plugins.slots.contextEngine");
     expect(taken.stdout).toContain("Only one context engine can be active");
     expect(taken.code).toBe(3);
@@ -99,14 +101,18 @@ export async function configTypo(gw: Gateway, observed: Observations, expectServ
   expectServed(await mainTurn(gw, "What is my sailboat named, and where is it moored?"));
   observed.pluginConfigTypoGateway = "starts; turn served";
 
-  const status = await openclaw(gw, ["context", "status", "--no-cli"]);
+  const status = await openclaw(gw, ["context", "status", "--no-cli", "--last", "3"]);
+  console.log(`openclaw context status --no-cli --last 3 (typo), exit ${status.code}:\n${status.stdout}`);
   expect(status.code).toBe(0);
   expect(status.stdout).toContain(`    - ${named}`);
   const doctor = await openclaw(gw, ["context", "doctor"]);
+  console.log(`openclaw context doctor (typo), exit ${doctor.code}:\n${doctor.stdout}`);
   expect(doctor.stdout).toContain(`        ${named}`);
   expect(doctor.code).toBe(1);
 
-  const logged = (await openclawLogs(gw)).filter((line) => line.includes(`invalid config ${key}`));
+  const lines = await openclawLogs(gw);
+  console.log(`openclaw logs (ours):\n${lines.filter((line) => line.includes(`[${PLUGIN_ID}]`)).slice(-30).join("\n")}`);
+  const logged = lines.filter((line) => line.includes(`invalid config ${key}`));
   expect(logged).toHaveLength(1);
   expect(logged[0]).toContain("did you mean searchTopK?");
   observed.pluginConfigTypoLoggedOnce = `${logged.length} line in openclaw logs`;
@@ -133,6 +139,7 @@ export async function uninstallPurge(gw: Gateway): Promise<CliRun> {
   const before = memoryHashes(gw.workspaceDir);
   expect(Object.keys(before)).toContain("MEMORY.md");
   const result = await openclaw(gw, ["context", "uninstall", "--purge"]);
+  console.log(`openclaw context uninstall --purge, exit ${result.code}:\n${result.stdout}`);
   expect(result.stderr).not.toMatch(/FAILED|error:/);
   expect(result.code).toBe(0);
   expect(result.stdout).toContain("Removed (--purge):");
