@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sessionTag } from "../../src/core/bounded-id.ts";
 import { RotatingFile, hookLogFile } from "../../src/core/log.ts";
+import { makeFakeOpenClaw } from "./ops-fake-openclaw.ts";
 import { runOpsScript } from "./ops-run-script.ts";
 
 function tempRoot(): string {
@@ -119,6 +120,20 @@ describe("npm run status", () => {
     expect(out).toMatch(new RegExp(`1 files of ${ws.replace(/[/\\]/g, "\\$&")}: \\d+ B, saved \\d+ s ago; up to date with the files on disk`));
     expect(out).toContain(`Captured today (${path.join(ws, "memory", `${day}.md`)}; delete a line to undo it)\n  08:05 UTC  my locker code is 4312 #knowledge (superseded by a newer value, said 2 times)\n  09:30 UTC  my locker code is 5580 #knowledge (correction)`);
     expect(out).not.toContain("agent wrote this itself");
+  });
+
+  it("on a config OpenClaw rejects (the gateway would not start), from a clone: OpenClaw's issues and ours, each by its path", async () => {
+    const root = tempRoot();
+    const ws = path.join(root, "ws");
+    fs.mkdirSync(ws, { recursive: true });
+    const config = path.join(root, "openclaw.json");
+    fs.writeFileSync(config, JSON.stringify({ gateway: { prot: 1 }, agents: { defaults: { workspace: ws } }, plugins: { entries: { "openclaw-context": { config: { ethosContext: { serchTopK: 5 } } } } } }));
+    const cli = makeFakeOpenClaw();
+    const result = await runOpsScript("status.ts", [], { OPENCLAW_CLI: cli.bin, OPENCLAW_STATE_DIR: path.join(root, "state"), OPENCLAW_CONFIG_PATH: config, OPENCLAW_CONTEXT_LOG_FILE: "", FAKE_OPENCLAW_INVALID: 'gateway: Unrecognized key: "prot"' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('OpenClaw rejects openclaw.json (openclaw config validate): the gateway will not start until this is fixed:\n    - gateway: Unrecognized key: "prot"');
+    expect(result.stdout).toContain("  plugins.entries.openclaw-context.config: 1 key(s) ignored, the other settings apply:\n    - plugins.entries.openclaw-context.config.ethosContext.serchTopK: unknown key (did you mean searchTopK?)");
+    expect(cli.calls()).toContainEqual(["config", "validate", "--json"]);
   });
 
   it("on an empty machine says what is missing instead of failing", async () => {
