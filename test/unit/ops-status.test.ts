@@ -136,6 +136,23 @@ describe("npm run status", () => {
     expect(cli.calls()).toContainEqual(["config", "validate", "--json"]);
   });
 
+  it("a 2026.3.13 install record of an older install-hooks (a companion unit never installed) reads as such, never as a path that is not there", async () => {
+    const root = tempRoot();
+    const ws = path.join(root, "ws");
+    const pack = path.join(root, "state", "hooks", "openclaw-context");
+    fs.mkdirSync(ws, { recursive: true });
+    fs.mkdirSync(pack, { recursive: true });
+    const config = path.join(root, "openclaw.json");
+    fs.writeFileSync(config, JSON.stringify({ agents: { defaults: { workspace: ws } } }));
+    const units = { "hook-pack": { mode: "pack", path: pack }, "companion-plugin": { installed: false, reason: "host-version", hostVersion: "2026.3.13" } };
+    fs.writeFileSync(path.join(root, "openclaw-context.install-state.json"), JSON.stringify({ pack: "openclaw-context", version: 2, mode: "pack", configBefore: { existed: true, text: "{}" }, hookStateBefore: { entries: {} }, units }));
+    const result = await runOpsScript("status.ts", ["--no-cli"], { OPENCLAW_STATE_DIR: path.join(root, "state"), OPENCLAW_CONFIG_PATH: config, OPENCLAW_CONTEXT_LOG_FILE: "" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`hook-pack: installed (pack mode) at ${pack}`);
+    expect(result.stdout).toContain("companion-plugin: not installed (host-version)");
+    expect(result.stdout).not.toContain("recorded as installed at ,");
+  });
+
   it("on an empty machine says what is missing instead of failing", async () => {
     const root = tempRoot();
     const ws = path.join(root, ".openclaw", "workspace");
