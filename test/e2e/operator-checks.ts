@@ -2,7 +2,7 @@
 // operator does (`npm run install-hooks -- --plugin <tgz>`: conversation access, our engine in the
 // slot), reload mode off (config changes take effect at the restarts these checks make). Each is a
 // function taking the started gateway, so the plugin suite can call it on its one gateway:
-//   logsShowTurn          `openclaw logs` has a turn's bootstrap decision and its memory delivery
+//   logsShowTurn          `openclaw logs` has a turn's bootstrap decision, its memory delivery, a capture
 //   doctorHealthyThenOtherEngine   doctor exits 0, then 3 with another engine in the slot (restored)
 //   configTypo            a typo'd nested key: the gateway restarts, the turn works, status and doctor
 //                         name the key with did-you-mean, `openclaw logs` has it once (then unset)
@@ -14,6 +14,7 @@ import path from "node:path";
 import { expect } from "vitest";
 import type { Gateway } from "./gateway.ts";
 import type { Observations } from "./assumptions.ts";
+import { waitForFileContaining } from "./wait-file.ts";
 
 const PLUGIN_ID = "openclaw-context";
 const CLI_TIMEOUT_MS = 300_000;
@@ -54,15 +55,27 @@ export async function mainTurn(gw: Gateway, text: string) {
   return result;
 }
 
-/** One place to look: the served turn's bootstrap decision and memory delivery are in `openclaw logs`. */
+/**
+ * One place to look: the served turn's bootstrap decision and memory delivery, and a capture
+ * ("Remember that …", written to memory/<today>.md in the background) are in `openclaw logs`.
+ */
 export async function logsShowTurn(gw: Gateway, observed: Observations): Promise<void> {
-  const lines = await openclawLogs(gw);
-  const ours = lines.filter((line) => line.includes(`[${PLUGIN_ID}]`));
+  const day = new Date().toISOString().slice(0, 10);
+  await mainTurn(gw, "Remember that my locker code is 4312.");
+  await waitForFileContaining(path.join(gw.workspaceDir, "memory", `${day}.md`), "locker code is 4312");
+  // The capture's line follows its write: ask again a bounded number of times (no event to wait for).
+  let ours: string[] = [];
+  for (let attempt = 0; attempt < 10; attempt += 1) {
+    ours = (await openclawLogs(gw)).filter((line) => line.includes(`[${PLUGIN_ID}]`));
+    if (ours.some((line) => line.includes("message triaged"))) break;
+  }
   const decision = ours.find((line) => line.includes("aci-bootstrap: MAIN_SESSION (main)"));
   const memory = ours.find((line) => line.includes("memory context for this turn") && line.includes('"delivery":"runtime-carrier"'));
+  const capture = ours.find((line) => line.includes("message triaged") && line.includes('"capture":"added"'));
   expect(decision, ours.slice(-20).join("\n")).toBeDefined();
   expect(memory, ours.slice(-20).join("\n")).toBeDefined();
-  observed.pluginLoggerInOpenclawLogs = decision && memory ? "bootstrap decision, memory delivery" : "missing";
+  expect(capture, ours.slice(-20).join("\n")).toBeDefined();
+  observed.pluginLoggerInOpenclawLogs = decision && memory && capture ? "bootstrap decision, memory delivery, capture" : "missing";
 }
 
 /** doctor: a healthy install exits 0; another engine in the slot exits 3 and explains the trade-off. */
@@ -71,7 +84,8 @@ export async function doctorHealthyThenOtherEngine(gw: Gateway): Promise<void> {
   console.log(`openclaw context doctor (healthy), exit ${healthy.code}:\n${healthy.stdout}`);
   expect(healthy.stdout).not.toMatch(/^(WARN|FAIL) /m);
   expect(healthy.stdout).toContain(`ok    context engine: the plugin holds the context-engine slot`);
-  expect(healthy.stdout).toMatch(/^ok {4}last turn: MAIN_SESSION at .*memory: 1 memor(y|ies) delivered as the runtime-context carrier/m);
+  // The last turn (a "remember that …") with its capture.
+  expect(healthy.stdout).toMatch(/^ok {4}last turn: MAIN_SESSION at .*; 1 capture\(s\)$/m);
   expect(healthy.code).toBe(0);
 
   await gw.cli(["config", "set", "plugins.slots.contextEngine", "lossless-claw"], 120_000);

@@ -140,7 +140,7 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     observed.registerCliCommand = out.includes(`Plugin (${PLUGIN_ID})`) ? "openclaw context status" : "missing";
   });
 
-  it("one place to look: `openclaw logs` has that turn's bootstrap decision and memory delivery", { timeout: 300_000 }, () => logsShowTurn(gw, observed));
+  it("one place to look: `openclaw logs` has that turn's bootstrap decision and memory delivery, and a capture", { timeout: 900_000 }, () => logsShowTurn(gw, observed));
 
   it("`openclaw context doctor` exits 0 on the healthy install, 3 with another engine in the slot (and explains the trade-off)", { timeout: 900_000 }, () => doctorHealthyThenOtherEngine(gw));
 
