@@ -253,3 +253,22 @@ export function readTextSync(file: string, maxBytes: number): string {
   if (!read.ok) throw new Error(`${file}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}`);
   return read.bytes.toString("utf8");
 }
+
+/** The last `maxBytes` of a regular file as text (a log's newest lines); undefined when it is not one. */
+export function readTailSync(file: string, maxBytes: number): string | undefined {
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) return undefined;
+    const length = Math.min(stat.size, maxBytes);
+    const buffer = Buffer.alloc(length);
+    const fd = fs.openSync(file, "r");
+    try {
+      fs.readSync(fd, buffer, 0, length, stat.size - length);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return buffer.toString("utf8");
+  } catch {
+    return undefined;
+  }
+}

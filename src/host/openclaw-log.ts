@@ -2,8 +2,8 @@
 // day's rolling file /tmp/openclaw/openclaw-YYYY-MM-DD.log (local date; OpenClaw 2026.9.6
 // `resolveConfiguredLogFilePath`). One JSON object per line; its `message` is the text. Read by
 // doctor to see what the host said (a context engine that fell back to legacy).
-import fs from "node:fs";
 import path from "node:path";
+import { readTailSync } from "../fs/safe-read.ts";
 import { isObject } from "./events.ts";
 import type { OpenClawConfig } from "./events.ts";
 
@@ -20,31 +20,18 @@ export function openClawLogFile(cfg: OpenClawConfig | undefined, now = new Date(
 
 /** The text of the file's last lines (at most `maxBytes` from its end); [] when it cannot be read. */
 export function readOpenClawLogTail(file: string, maxBytes = 2 * 1024 * 1024): string[] {
-  try {
-    const stat = fs.statSync(file);
-    if (!stat.isFile()) return [];
-    const length = Math.min(stat.size, maxBytes);
-    const buffer = Buffer.alloc(length);
-    const fd = fs.openSync(file, "r");
-    try {
-      fs.readSync(fd, buffer, 0, length, stat.size - length);
-    } finally {
-      fs.closeSync(fd);
-    }
-    return buffer
-      .toString("utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => {
-        if (!line.startsWith("{")) return line;
-        try {
-          const parsed: unknown = JSON.parse(line);
-          return isObject(parsed) && typeof parsed.message === "string" ? parsed.message : line;
-        } catch {
-          return line;
-        }
-      });
-  } catch {
-    return [];
-  }
+  const tail = readTailSync(file, maxBytes);
+  if (tail === undefined) return [];
+  return tail
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      if (!line.startsWith("{")) return line;
+      try {
+        const parsed: unknown = JSON.parse(line);
+        return isObject(parsed) && typeof parsed.message === "string" ? parsed.message : line;
+      } catch {
+        return line;
+      }
+    });
 }

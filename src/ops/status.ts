@@ -3,6 +3,7 @@ import path from "node:path";
 import { CONFIG_ISSUE_EVENT } from "../core/config.ts";
 import type { ConfigIssue } from "../core/config.ts";
 import { hookLogFile } from "../core/log.ts";
+import { readTailSync } from "../fs/safe-read.ts";
 import { capturedToday } from "../capture/capture.ts";
 import { defaultIndexCacheDir } from "../memory/sources.ts";
 import { openClawStateDir } from "../core/paths.ts";
@@ -60,23 +61,10 @@ export function readLogTail(file: string, maxBytes = MAX_LOG_TAIL_BYTES): LogRec
   let budget = maxBytes;
   for (const candidate of [file, `${file}.1`, `${file}.2`, `${file}.3`]) {
     if (budget <= 0) break;
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(candidate);
-    } catch {
-      continue;
-    }
-    if (!stat.isFile()) continue;
-    const length = Math.min(stat.size, budget);
-    const buffer = Buffer.alloc(length);
-    const fd = fs.openSync(candidate, "r");
-    try {
-      fs.readSync(fd, buffer, 0, length, stat.size - length);
-    } finally {
-      fs.closeSync(fd);
-    }
-    budget -= length;
-    chunks.unshift(buffer.toString("utf8"));
+    const tail = readTailSync(candidate, budget);
+    if (tail === undefined) continue;
+    budget -= Buffer.byteLength(tail);
+    chunks.unshift(tail);
   }
   return parseLogLines(chunks.join("\n"));
 }

@@ -284,9 +284,12 @@ describe("plugin config: a typo never stops anything and is named once, by the p
       register(full.api);
       const discovery = fakeApi({ pluginConfig: typo, mode: "discovery" });
       register(discovery.api);
-      // A turn: the bootstrap hook and before_prompt_build read the option objects through the view.
+      // A turn: the bootstrap hook and before_prompt_build read the option objects through the view
+      // (on a copy of the sample workspace: a memory turn writes ETHOS_CONTEXT.md into it).
+      const copy = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-typo-ws-"));
+      fs.cpSync(workspace, copy, { recursive: true });
       await full.got.hooks.find((hook) => hook.events.includes("agent:bootstrap"))!.handler(bootstrapEvent());
-      await discovery.got.on[0]!.handler({ prompt: "What is my sailboat named?" }, { sessionKey: "agent:main:main", workspaceDir: workspace, trigger: "user" });
+      await discovery.got.on[0]!.handler({ prompt: "What is my sailboat named?" }, { sessionKey: "agent:main:main", workspaceDir: copy, trigger: "user" });
       const logged = invalidLines([...full.got.lines, ...discovery.got.lines]);
       expect(logged.map((line) => /invalid config (\S+): ([^;]+);/.exec(line)?.slice(1, 3).join(": ")).sort()).toEqual([
         "plugins.entries.openclaw-context.config.aciBootstrap.ownerIdz: unknown key (did you mean ownerIds?)",
