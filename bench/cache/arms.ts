@@ -2,27 +2,34 @@
 // requests. One gateway per arm: hook entries and plugins are read at start, and a session's
 // history must be the arm's own. Shared by `npm run bench -- --only cache` and the e2e suite.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { HOOK_KEYS } from "../../src/host/ids.ts";
+import { buildPlugin, packPlugin } from "../../src/ops/build-plugin.ts";
+import { HOOK_KEYS, PLUGIN_ID } from "../../src/host/ids.ts";
 import { REPO_ROOT, startGateway } from "../../test/e2e/gateway.ts";
 import type { Gateway, StartGatewayOptions } from "../../test/e2e/gateway.ts";
 import { analyseConversation, extrapolatedCost, measuredCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { ConversationTurn, CostAssumptions, TurnRow } from "./analyse.ts";
 
-export const ARMS = ["hooks-off", "aci-only", "hook-path", "plugin-prepend", "plugin-path", "persisted-prepend"] as const;
+export const ARMS = ["hooks-off", "aci-only", "hook-path", "plugin-prepend", "plugin-path", "persisted-prepend", "engine-alone", "engine-prepend", "engine-append"] as const;
 export type Arm = (typeof ARMS)[number];
 
 export const ARM_LABELS: Record<Arm, string> = {
   "hooks-off": "hooks off (OpenClaw default)",
   "aci-only": "aci-bootstrap only",
   "hook-path": "hook path (both hooks, no plugin)",
-  "plugin-prepend": "plugin path, prependContext (context engine not selected)",
-  "plugin-path": "plugin path (both hooks + plugin: runtime-context carrier)",
+  "plugin-prepend": "plugin, prependContext (context engine not selected)",
+  "plugin-path": "plugin (its context engine: runtime-context carrier)",
   "persisted-prepend": "persisted prependContext (2026.3.13 alternative)",
+  "engine-alone": "another context engine in the slot, no bundle",
+  "engine-prepend": "another engine in the slot + plugin: memory as prependContext (shipped)",
+  "engine-append": "another engine in the slot + plugin: memory as appendSystemContext",
 };
 
+/** Arms with a third-party context engine holding the slot (bench/cache/README: how to build one). */
+export const ENGINE_ARMS: readonly Arm[] = ["engine-alone", "engine-prepend", "engine-append"];
+
 export const MAIN_SESSION = "agent:main:main";
-export const PLUGIN_DIR = path.join(REPO_ROOT, "plugin");
 /** Bench-only plugin: the companion plugin's memory as prependContext, forced on 2026.3.13. */
 export const PREPEND_PLUGIN_DIR = path.join(REPO_ROOT, "bench", "cache", "prepend-plugin");
 const TURN_TIMEOUT_MS = 120_000;
@@ -36,7 +43,7 @@ export type ArmResult = {
   version: string;
   arm: Arm;
   /** "ok", or why the arm has no numbers (never silently empty). */
-  status: "ok" | "plugin not present" | "failed";
+  status: "ok" | "engine not present" | "failed";
   reason?: string;
   rows: TurnRow[];
   /** Modeled input cost in base-price tokens over the measured turns / extrapolated. */
@@ -47,16 +54,35 @@ export type ArmResult = {
   turnSeconds?: number;
 };
 
-/** The companion plugin folder; the plugin arm reports "plugin not present" without it. */
-export function pluginManifest(): { id: string } | undefined {
-  const file = path.join(PLUGIN_DIR, "openclaw.plugin.json");
-  if (!fs.existsSync(file)) return undefined;
-  return JSON.parse(fs.readFileSync(file, "utf8")) as { id: string };
+let packed: Promise<string> | undefined;
+/** The plugin as an operator installs it: built and packed once per process (npm pack of dist/plugin/). */
+export function pluginTarball(): Promise<string> {
+  packed ??= (async () => packPlugin(await buildPlugin(fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-context-bench-plugin-")))))();
+  return packed;
 }
 
-function gatewayOptions(version: string, arm: Arm, extra: Partial<StartGatewayOptions>): StartGatewayOptions {
+/**
+ * The third-party context engine of the engine arms: a plugin tarball or folder named by
+ * $OPENCLAW_CONTEXT_BENCH_ENGINE, whose engine id is $OPENCLAW_CONTEXT_BENCH_ENGINE_ID (default
+ * lossless-claw). Never part of the repository (docs/benchmarks.md: how the figures were made).
+ */
+export function otherEngine(env: NodeJS.ProcessEnv = process.env): { source: string; id: string } | undefined {
+  const source = env.OPENCLAW_CONTEXT_BENCH_ENGINE;
+  if (!source || !fs.existsSync(source)) return undefined;
+  return { source: path.resolve(source), id: env.OPENCLAW_CONTEXT_BENCH_ENGINE_ID || "lossless-claw" };
+}
+
+/** The plugin's keys install-hooks writes: conversation access, and the slot (ours, or another engine's). */
+function pluginConfig(slot: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { plugins: { slots: { contextEngine: slot }, entries: { [PLUGIN_ID]: { enabled: true, hooks: { allowConversationAccess: true } }, ...extra } } };
+}
+
+async function gatewayOptions(version: string, arm: Arm, extra: Partial<StartGatewayOptions>): Promise<StartGatewayOptions> {
   const hooks = (aci: boolean, ethos: boolean) => ({ [HOOK_KEYS.aciBootstrap]: { enabled: aci }, [HOOK_KEYS.ethosContext]: { enabled: ethos } });
   const base: StartGatewayOptions = { version, installProbe: false, ...extra };
+  const engine = otherEngine();
+  // The engine's own entry, as its docs set it up (conversation access; its defaults otherwise).
+  const engineEntry = engine ? { [engine.id]: { enabled: true, hooks: { allowConversationAccess: true }, config: {} } } : {};
   switch (arm) {
     case "hooks-off":
       // OpenClaw as shipped: our pack not installed at all.
@@ -66,13 +92,25 @@ function gatewayOptions(version: string, arm: Arm, extra: Partial<StartGatewayOp
     case "hook-path":
       return { ...base, hooks: hooks(true, true) };
     case "plugin-path":
-      // The harness selects the plugin's context engine, as install-hooks does.
-      return { ...base, hooks: hooks(true, true), installPlugin: true };
+      // The plugin with its context engine selected, as install-hooks leaves it.
+      return { ...base, installPack: false, extraPlugins: [await pluginTarball()], config: { ...extra.config, ...pluginConfig(PLUGIN_ID) } };
     case "plugin-prepend":
       // The same plugin with OpenClaw's default engine: memory as prependContext (the fallback).
-      return { ...base, hooks: hooks(true, true), installPlugin: true, config: { ...(extra.config ?? {}), plugins: { slots: { contextEngine: "legacy" } } } };
+      return { ...base, installPack: false, extraPlugins: [await pluginTarball()], config: { ...extra.config, ...pluginConfig("legacy") } };
     case "persisted-prepend":
       return { ...base, hooks: hooks(true, true), extraPlugins: [PREPEND_PLUGIN_DIR] };
+    case "engine-alone":
+      return { ...base, installPack: false, extraPlugins: [engine!.source], config: { ...extra.config, plugins: { slots: { contextEngine: engine!.id }, entries: engineEntry } } };
+    case "engine-prepend":
+    case "engine-append":
+      // install-hooks leaves another engine in the slot; the plugin stands aside (src/context/delivery.ts).
+      return {
+        ...base,
+        installPack: false,
+        extraPlugins: [engine!.source, await pluginTarball()],
+        config: { ...extra.config, ...pluginConfig(engine!.id, engineEntry) },
+        ...(arm === "engine-append" ? { env: { ...extra.env, OPENCLAW_CONTEXT_OTHER_ENGINE_DELIVERY: "append-system-context" } } : {}),
+      };
   }
 }
 
@@ -104,11 +142,11 @@ export async function runArm(options: {
   const { version, arm } = options;
   const turns = options.turns ?? loadConversation();
   const log = options.log ?? (() => {});
-  if ((arm === "plugin-path" || arm === "plugin-prepend" || arm === "persisted-prepend") && !pluginManifest()) {
-    return { version, arm, status: "plugin not present", reason: "plugin/openclaw.plugin.json not found in this checkout", rows: [], bodies: [] };
+  if (ENGINE_ARMS.includes(arm) && !otherEngine()) {
+    return { version, arm, status: "engine not present", reason: "set OPENCLAW_CONTEXT_BENCH_ENGINE to a context-engine plugin (tarball or folder)", rows: [], bodies: [] };
   }
   const bootStarted = Date.now();
-  const gateway = await startGateway(gatewayOptions(version, arm, options.gateway ?? {}));
+  const gateway = await startGateway(await gatewayOptions(version, arm, options.gateway ?? {}));
   const bootSeconds = (Date.now() - bootStarted) / 1000;
   try {
     const turnsStarted = Date.now();

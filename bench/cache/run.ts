@@ -27,8 +27,17 @@ export function armsFor(version: string): Arm[] {
   return version.startsWith("2026.3.") ? ["hooks-off", "aci-only", "hook-path", "persisted-prepend"] : ARMS.filter((arm) => arm !== "persisted-prepend");
 }
 
+/** Arms priced with Anthropic's explicit breakpoints (2026.9.x): the baselines, both plugin deliveries, the arms next to another engine. */
+export const ANTHROPIC_ARMS: readonly Arm[] = ["hooks-off", "aci-only", "plugin-prepend", "plugin-path", "engine-alone", "engine-prepend", "engine-append"];
+
+/** For the arms with the bundle next to another engine: the ratio to that engine alone, too. */
+function engineRatio(arm: Arm, value: number, engineAlone: number | undefined): string {
+  return arm === "engine-prepend" || arm === "engine-append" ? `; ${ratio(value, engineAlone)} the engine alone` : "";
+}
+
 export function summaryTable(results: readonly Omit<ArmResult, "bodies">[]): string {
   const base = results.find((r) => r.arm === "hooks-off" && r.status === "ok")?.cost;
+  const engine = results.find((r) => r.arm === "engine-alone" && r.status === "ok")?.cost;
   const rows = results.map((r) => {
     if (r.status !== "ok" || !r.cost) return [ARM_LABELS[r.arm], r.status, "", "", "", "", ""];
     const later = r.rows.slice(1);
@@ -41,8 +50,8 @@ export function summaryTable(results: readonly Omit<ArmResult, "bodies">[]): str
       `${same}/${later.length}`,
       `${early}/${later.length}`,
       `${r.rows.filter((row) => row.factReached).length}/${r.rows.filter((row) => row.factReached !== undefined).length}`,
-      `${Math.round(r.cost.measured)} (${ratio(r.cost.measured, base?.measured)})`,
-      `${Math.round(r.cost.extrapolated)} (${ratio(r.cost.extrapolated, base?.extrapolated)})`,
+      `${Math.round(r.cost.measured)} (${ratio(r.cost.measured, base?.measured)}${engineRatio(r.arm, r.cost.measured, engine?.measured)})`,
+      `${Math.round(r.cost.extrapolated)} (${ratio(r.cost.extrapolated, base?.extrapolated)}${engineRatio(r.arm, r.cost.extrapolated, engine?.extrapolated)})`,
     ];
   });
   return markdownTable(
@@ -120,11 +129,14 @@ export async function runCache(options: {
   // --cache-arms also sets the order (the most wanted arms first when a run may be cut short).
   const selected = (version: string) => (options.arms ? (options.arms as Arm[]).filter((arm) => armsFor(version).includes(arm)) : armsFor(version));
   const perTurn: string[] = [];
+  // Request bodies of runs that already spoke the Anthropic API: the breakpoint section reuses them.
+  const anthropicBodies = new Map<Arm, Record<string, unknown>[]>();
   for (const version of versions) {
     const armResults: Omit<ArmResult, "bodies">[] = [];
     for (const arm of selected(version)) {
       try {
-        const { bodies: _bodies, ...result } = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: options.modelApi ? { modelApi: options.modelApi } : {} });
+        const { bodies, ...result } = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: options.modelApi ? { modelApi: options.modelApi } : {} });
+        if (options.modelApi === "anthropic-messages" && result.status === "ok" && version === OPENCLAW_TARGETS[OPENCLAW_TARGETS.length - 1]!.openclaw) anthropicBodies.set(arm, bodies);
         armResults.push(result);
         if (result.status !== "ok") options.log(`cache: ${version} ${arm}: ${result.status}`);
         // One line per arm as it finishes, so a long run that is cut short still leaves its numbers.
@@ -144,13 +156,14 @@ export async function runCache(options: {
   // Anthropic-speaking mock (OpenClaw places cache_control itself; the cost depends on where).
   const version = OPENCLAW_TARGETS[OPENCLAW_TARGETS.length - 1]!.openclaw;
   if (!versions.includes(version)) return { markdown: out.join("\n"), results };
-  const anthropicArms = (["hooks-off", "aci-only", "plugin-prepend", "plugin-path"] as const).filter((arm) => !options.arms || options.arms.includes(arm));
+  const anthropicArms = ANTHROPIC_ARMS.filter((arm) => !options.arms || options.arms.includes(arm));
   const runs: NonNullable<CacheResults["anthropic"]> = [];
   let detail: { arm: Arm; rows: BreakpointRow[] } | undefined;
   for (const arm of anthropicArms) {
     try {
-      const anthropic = await runArm({ version, arm, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" } });
-      const rows = analyseBreakpoints(anthropic.bodies, turns.flatMap((t) => (t.fact ? [t.fact] : [])));
+      const bodies = anthropicBodies.get(arm) ?? (await runArm({ version, arm, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" } })).bodies;
+      if (bodies.length === 0) continue; // an arm without numbers (its engine is not present): the table above says why
+      const rows = analyseBreakpoints(bodies, turns.flatMap((t) => (t.fact ? [t.fact] : [])));
       runs.push({ arm, rows, cost: breakpointCost(rows), cost40: extrapolatedBreakpointCost(rows, assumptions), unreadMessageBreakpoints: unreadMessageBreakpoints(rows) });
       options.log(`cache: ${version} ${arm} (anthropic): ${JSON.stringify({ cost: breakpointCost(rows), cost40: extrapolatedBreakpointCost(rows, assumptions) })}`);
       if (arm === "plugin-path" || !detail) detail = { arm, rows };
@@ -162,6 +175,7 @@ export async function runCache(options: {
   if (runs.length === 0) return { markdown: out.join("\n"), results };
   const base = runs.find((r) => r.arm === "hooks-off");
   const aci = runs.find((r) => r.arm === "aci-only");
+  const engine = runs.find((r) => r.arm === "engine-alone");
   out.push(
     `Anthropic explicit breakpoints (OpenClaw ${version}, mock speaking the Anthropic messages API): the same conversation per arm, priced with the reads Anthropic's rules allow (an earlier breakpoint's exact prefix, ending at a block boundary at most 20 blocks before one of this request's breakpoints; read 0.1×, write 1.25×). ` +
       `Over ${assumptions.turns} turns each later turn repeats the measured pattern and adds ${assumptions.historyTokensPerTurn} tokens of history; a turn after one whose message breakpoint was never read again also re-writes that turn's history.`,
@@ -171,8 +185,8 @@ export async function runCache(options: {
       runs.map((r) => [
         ARM_LABELS[r.arm],
         `${r.unreadMessageBreakpoints}/${r.rows.length - 1}`,
-        `${Math.round(r.cost)} (${ratio(r.cost, base?.cost)}; ${ratio(r.cost, aci?.cost)})`,
-        `${Math.round(r.cost40)} (${ratio(r.cost40, base?.cost40)}; ${ratio(r.cost40, aci?.cost40)})`,
+        `${Math.round(r.cost)} (${ratio(r.cost, base?.cost)}; ${ratio(r.cost, aci?.cost)}${engineRatio(r.arm, r.cost, engine?.cost)})`,
+        `${Math.round(r.cost40)} (${ratio(r.cost40, base?.cost40)}; ${ratio(r.cost40, aci?.cost40)}${engineRatio(r.arm, r.cost40, engine?.cost40)})`,
       ]),
     ),
     "",

@@ -24,7 +24,7 @@ import type { Selection } from "./pipeline.ts";
 import { isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
 import { classifyByKey } from "./turn.ts";
 import type { RetrievalScope, RetrievalSource } from "./scope.ts";
-import { boundedId, storedSessionKey } from "../core/bounded-id.ts";
+import { boundedId, sessionTag, storedSessionKey } from "../core/bounded-id.ts";
 import { SessionStates } from "./session-state.ts";
 import type { RetrievalOutcome, SessionMemoryState, TurnOutcome } from "./session-state.ts";
 import type { SkipReason } from "./skip.ts";
@@ -131,12 +131,17 @@ export type PlanInput = {
 /** A search started for a turn; `abandon()` drops it if it has not started yet. */
 export type RetrievalHandle = { outcome: Promise<RetrievalOutcome>; sourceKey: string | undefined; abandon(): void };
 
+/** The `event` of a turn's memory line (logOutcome): status --last and doctor read it. */
+export const MEMORY_OUTCOME_EVENT = "memory.turn";
+
 export type TurnInput = PlanInput & {
   workspaceDir: string;
   /** Same key for a retried prompt build of the same turn (run id, message id). */
   turnKey: string;
   /** Bound on the whole wait (retrieval and composer); default the config's awaitTimeoutMs. */
   waitMs?: number;
+  /** The channel the adapter delivers the block by (logged with the outcome). */
+  delivery?: string;
 };
 
 export type TurnContext = TurnOutcome & {
@@ -357,7 +362,9 @@ export class MemoryContextService {
   buildTurnContext(input: TurnInput): Promise<TurnContext> {
     const plan = this.plan(input);
     if (plan.kind === "out-of-scope") {
-      return Promise.resolve({ block: "", injectedIds: [], reason: plan.reason, status: "out-of-scope", sessionType: plan.sessionType });
+      const context: TurnContext = { block: "", injectedIds: [], reason: plan.reason, status: "out-of-scope", sessionType: plan.sessionType };
+      this.logOutcome(context, { sessionKey: input.sessionKey });
+      return Promise.resolve(context);
     }
     const state = this.sessions.get(input.sessionKey);
     const memo = this.sessions.memoFor(state, input.turnKey);
@@ -372,15 +379,25 @@ export class MemoryContextService {
       const context: TurnContext = { ...outcome, sessionType: plan.sessionType };
       // The adapter returns this block right away: it is delivered when it is not empty.
       this.deliver(sessionKey, plan.config, workspaceDir, context, context.status === "ok");
-      this.logOutcome(context);
+      this.logOutcome(context, { sessionKey: input.sessionKey, delivery: input.delivery });
       return context;
     })();
     this.sessions.memoTurn(sessionKey, state, input.turnKey, built);
     return built;
   }
 
-  logOutcome(context: { sessionType: SessionType; reason: string; injectedIds: string[]; block: string; status?: string }): void {
-    const fields = { sessionType: context.sessionType, reason: context.reason, injected: context.injectedIds.length, chars: context.block.length };
+  /** The memory line of a turn (status --last reads it): what was injected and why, by which channel, for which session. */
+  logOutcome(context: { sessionType: SessionType; reason: string; injectedIds: string[]; block: string; status?: string }, turn: { sessionKey?: string; delivery?: string } = {}): void {
+    const fields = {
+      event: MEMORY_OUTCOME_EVENT,
+      session: sessionTag(turn.sessionKey),
+      sessionType: context.sessionType,
+      ...(context.status ? { status: context.status } : {}),
+      reason: context.reason,
+      injected: context.injectedIds.length,
+      chars: context.block.length,
+      ...(context.block && turn.delivery ? { delivery: turn.delivery } : {}),
+    };
     if (context.status === "error") this.log().warn(fields, "memory context for this turn failed; nothing injected");
     else this.log().info(fields, "memory context for this turn");
   }

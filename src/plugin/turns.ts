@@ -54,8 +54,7 @@ export function createPluginTurns(input: PluginTurnsInput) {
   async function carrierBlock(turn: { sessionKey: string; prompt: string; workspaceDir: string; turnKey: string }): Promise<string | undefined> {
     if (!memoryOn()) return undefined;
     const { classification } = context.turns.turn(turn.sessionKey, cfg());
-    const result = await memory.buildTurnContext({ sessionKey: turn.sessionKey, cfg: cfg(), text: turn.prompt, workspaceDir: turn.workspaceDir, turnKey: turn.turnKey, waitMs: config.waitMs, classification });
-    if (!result.block) log().info({ sessionType: result.sessionType, status: result.status, reason: result.reason, delivery: "runtime-carrier" }, "no memory for this turn");
+    const result = await memory.buildTurnContext({ sessionKey: turn.sessionKey, cfg: cfg(), text: turn.prompt, workspaceDir: turn.workspaceDir, turnKey: turn.turnKey, waitMs: config.waitMs, classification, delivery: "runtime-carrier" });
     return result.block;
   }
 
@@ -108,16 +107,16 @@ export function createPluginTurns(input: PluginTurnsInput) {
         const prepend: string[] = [];
         if (fixed.prependContext) prepend.push(fixed.prependContext);
 
-        const delivery = memoryDeliveryFor({ engineSelected: selection.kind === "ours", modelId: text(ctx.modelId) });
+        const delivery = memoryDeliveryFor({ engineSelected: selection.kind === "ours", modelId: text(ctx.modelId), otherEngine: selection.kind === "other" });
         if (!memoryOn() || delivery === "runtime-carrier") {
           // Off, or the context engine's assemble() already added this turn's carrier (it runs first).
         } else if (trigger === "user") {
           // 2026.9: `prompt` is the bare user text; currentUserMessage when the host gives it.
           const message = event.currentUserMessage ?? event.prompt;
           const turnKey = text(ctx.runId) ?? text(event.currentUserMessageId) ?? `${sessionKey}|${messageText(message)}`;
-          const turn = await memory.buildTurnContext({ sessionKey, cfg: cfg(), text: messageText(message), workspaceDir, turnKey, waitMs: config.waitMs, classification });
-          if (turn.block) prepend.push(turn.block);
-          else log().info({ sessionType: turn.sessionType, status: turn.status, reason: turn.reason }, "no memory for this turn");
+          const turn = await memory.buildTurnContext({ sessionKey, cfg: cfg(), text: messageText(message), workspaceDir, turnKey, waitMs: config.waitMs, classification, delivery });
+          if (turn.block && delivery === "append-system-context") result.appendSystemContext = [result.appendSystemContext, turn.block].filter(Boolean).join("\n\n");
+          else if (turn.block) prepend.push(turn.block);
         } else {
           log().debug({ trigger, sessionType: classification.type }, "not a user turn: no memory");
         }

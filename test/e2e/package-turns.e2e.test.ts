@@ -94,7 +94,7 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
   it("after `openclaw plugins install <tarball>` and a restart the package serves, logging under its own id", { timeout: 900_000 }, async () => {
     const tarball = fs.readdirSync(buildDir).find((name) => name.endsWith(".tgz"));
     expect(await gw.cli(["plugins", "install", path.join(buildDir, tarball!), "--force", "--accept-capabilities"], 300_000)).toContain(`Installed plugin: ${PLUGIN_ID}`);
-    // What an operator adds once (docs/plugin-package.md), plus the capture test's settings: no
+    // What an operator adds once (docs/plugin.md), plus the capture test's settings: no
     // de-duplication across turns and no refresh interval, so the next question sees the new fact.
     const config = deepMerge(JSON.parse(fs.readFileSync(gw.configPath, "utf8")) as Record<string, unknown>, {
       plugins: {
@@ -182,7 +182,7 @@ describe.sequential(`the packed plugin's turns on a real OpenClaw ${VERSION} gat
   });
 
   it("the adapter compiled into the package logs under the package's id, never the companion's", () => {
-    expect(gw.logs()).toMatch(/\[openclaw-context\] no memory for this turn/);
+    expect(gw.logs()).toMatch(/\[openclaw-context\] memory context for this turn/);
     expect(gw.logs()).not.toContain("openclaw-context-companion");
     expect(gw.logs()).not.toContain("npm run install-hooks to select");
   });

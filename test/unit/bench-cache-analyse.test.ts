@@ -76,8 +76,8 @@ describe("cost model", () => {
 
 describe("cache section tables", async () => {
   const { armsFor, summaryTable } = await import("../../bench/cache/run.ts");
-  it("runs both plugin deliveries on 2026.9 and the persisted-prependContext alternative on 2026.3.13", () => {
-    expect(armsFor("2026.9.6")).toEqual(["hooks-off", "aci-only", "hook-path", "plugin-prepend", "plugin-path"]);
+  it("runs both plugin deliveries and the arms next to another engine on 2026.9, the persisted-prependContext alternative on 2026.3.13", () => {
+    expect(armsFor("2026.9.6")).toEqual(["hooks-off", "aci-only", "hook-path", "plugin-prepend", "plugin-path", "engine-alone", "engine-prepend", "engine-append"]);
     expect(armsFor("2026.3.13")).toEqual(["hooks-off", "aci-only", "hook-path", "persisted-prepend"]);
   });
   it("gives cost ratios to the hooks-off arm and names an arm that has no numbers", () => {
@@ -88,11 +88,11 @@ describe("cache section tables", async () => {
     const table = summaryTable([
       { version: "2026.9.6", arm: "hooks-off", status: "ok", rows: [...rows], cost: { measured: 200, extrapolated: 1000 } },
       { version: "2026.9.6", arm: "aci-only", status: "ok", rows: [...rows], cost: { measured: 180, extrapolated: 900 } },
-      { version: "2026.9.6", arm: "plugin-path", status: "plugin not present", rows: [] },
+      { version: "2026.9.6", arm: "engine-prepend", status: "engine not present", rows: [] },
     ]);
     expect(table).toContain("180 (0.90×)");
     expect(table).toContain("900 (0.90×)");
-    expect(table).toMatch(/plugin path .*\| plugin not present/);
+    expect(table).toMatch(/another engine in the slot \+ plugin: memory as prependContext \(shipped\) \| engine not present/);
     expect(table).toContain("1/1");
   });
 });
