@@ -46,7 +46,8 @@ install, comments included. If you edited other settings since, only our keys ar
 pre-install file is saved next to it. Anything it cannot remove is listed, and it exits 1. It also
 lists what stays: with --purge, openclaw-context's own state goes too (<state dir>/openclaw-context/,
 its openclaw.json.<time>.bak copies, each workspace's ETHOS_CONTEXT.md); your memory (MEMORY.md,
-memory/*.md, memory/.triage/, CORRECTIONS.md) and the migration folder are never removed.
+memory/*.md, memory/.triage/, CORRECTIONS.md, memory/.forgotten.jsonl and the state folder's
+seal.key that unseals its undo data) and the migration folder are never removed.
 
 Options:
   --workspace <dir>  agent workspace (default: agents.defaults.workspace in openclaw.json,

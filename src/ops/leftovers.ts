@@ -3,7 +3,8 @@
 //     cache), a configured index cache folder, our openclaw.json.<time>.bak copies, and each
 //     workspace's ETHOS_CONTEXT.md (rewritten every memory turn: a view, not a record);
 //   the operator's (never purged): memory the operator or the capture wrote (MEMORY.md, memory/*.md,
-//     memory/.triage/, CORRECTIONS.md), the migration folder (initiatives/…: backups, drafts,
+//     memory/.triage/, CORRECTIONS.md), the forget log memory/.forgotten.jsonl and the state dir's
+//     seal.key that unseals its undo data (src/fs/seal.ts), the migration folder (initiatives/…: backups, drafts,
 //     baseline), the pre-install copy openclaw.json.before-openclaw-context, and OpenClaw's own
 //     openclaw.json.bak files. They are listed with their paths; deleting them is the operator's call.
 // Read before the uninstall restores openclaw.json: the workspaces and a configured index folder
@@ -18,6 +19,8 @@ import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { resolveHookConfig } from "../host/hook-config.ts";
 import { HOOK_KEYS, HOOK_PACK_ID, RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
+import { FORGET_LOG } from "../capture/workspace-files.ts";
+import { sealKeyPath } from "../fs/seal.ts";
 import { INITIATIVE_DIR } from "./paths.ts";
 
 export type Leftover = { path: string; what: string; purge: boolean };
@@ -28,6 +31,14 @@ function exists(file: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+function entriesOf(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 
@@ -65,7 +76,17 @@ export function bundleLeftovers(params: { configPath: string; cfg: OpenClawConfi
   const add = (file: string, what: string, purge: boolean) => {
     if (exists(file) && !found.some((item) => item.path === file)) found.push({ path: file, what, purge });
   };
-  add(bundleStateDir(env), "openclaw-context's state: its log and the memory index cache", true);
+  const stateDir = bundleStateDir(env);
+  const sealKey = sealKeyPath(env);
+  if (!exists(sealKey)) add(stateDir, "openclaw-context's state: its log and the memory index cache", true);
+  else {
+    // The key unseals the undo data of forgets (memory/.forgotten.jsonl): removing it would make
+    // them impossible to undo, so it stays with the operator's memory; the rest of the folder goes.
+    for (const entry of entriesOf(stateDir)) {
+      if (path.join(stateDir, entry) !== sealKey) add(path.join(stateDir, entry), "openclaw-context's state (its log, the memory index cache)", true);
+    }
+    add(sealKey, "the key that unseals the undo data of forgets (memory/.forgotten.jsonl); yours: kept", false);
+  }
   const log = hookLogFile(env);
   if (log && !log.startsWith(bundleStateDir(env) + path.sep)) {
     for (const file of [log, ...Array.from({ length: LOG_KEEP_FILES }, (_, n) => `${log}.${n + 1}`)]) add(file, "openclaw-context's log ($OPENCLAW_CONTEXT_LOG_FILE)", true);
@@ -76,6 +97,7 @@ export function bundleLeftovers(params: { configPath: string; cfg: OpenClawConfi
   for (const workspace of workspacesOf(params.cfg, params.workspace, env)) {
     add(path.join(workspace, RETRIEVED_MEMORY_RECORD_NAME), "the last memory block the model got (rewritten every memory turn)", true);
     add(path.join(workspace, "memory", ".triage"), "the triage queue of your messages (capture); yours: kept", false);
+    add(path.join(workspace, FORGET_LOG), "what was forgotten (tombstones that keep the capture from writing it again, and undo data); yours: kept", false);
     add(path.join(workspace, "CORRECTIONS.md"), "corrections captured from your messages; yours: kept", false);
     add(path.join(workspace, INITIATIVE_DIR), "the migration folder (backups, drafts, baseline); yours: kept", false);
   }

@@ -3,6 +3,7 @@
 // (HOOK_ASSUMPTIONS.md "Plugin package"): install strips comments and adds `meta` and our entry,
 // `config set` writes a key, uninstall removes the folder and the slot and leaves
 // `plugins.entries.openclaw-context: { enabled: false }`. The real CLI: test/e2e/package.e2e.test.ts.
+import crypto from "node:crypto";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -181,6 +182,28 @@ describe("npm run install-hooks on 2026.9 (the plugin) / openclaw context uninst
     expect(removed.stdout).toContain(`  - ${path.join(ws, "CORRECTIONS.md")}: corrections captured from your messages; yours: kept`);
     expect(removed.stdout).toContain("Your memory files (MEMORY.md, memory/*.md, including the facts captured there) are untouched.");
     expect((await runOpsScript("install.ts", ["--purge", "--config", t.config], t.env)).code).toBe(2);
+  });
+
+  it("--purge keeps what undoes a forget: the forget log and the state dir's seal key stay, the rest of the state goes", async () => {
+    const t = setup();
+    expect((await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], t.env)).code).toBe(0);
+    const ws = path.join(t.root, "ws");
+    fs.mkdirSync(path.join(ws, "memory"), { recursive: true });
+    fs.writeFileSync(path.join(ws, "memory", ".forgotten.jsonl"), '{"id":"fg-20261126-000001","undo":"sealed"}\n');
+    const stateDir = path.join(t.state, "openclaw-context");
+    fs.mkdirSync(path.join(stateDir, "logs"), { recursive: true });
+    fs.writeFileSync(path.join(stateDir, "logs", "openclaw-context.log"), "{}\n");
+    fs.writeFileSync(path.join(stateDir, "seal.key"), crypto.randomBytes(32));
+    const key = fs.readFileSync(path.join(stateDir, "seal.key"));
+
+    const removed = await runOpsScript("install.ts", ["--uninstall", "--purge", "--config", t.config, "--workspace", ws], t.env);
+    expect(removed.code).toBe(0);
+    expect(fs.existsSync(path.join(stateDir, "logs"))).toBe(false);
+    expect(fs.readFileSync(path.join(stateDir, "seal.key"))).toEqual(key);
+    expect(fs.existsSync(path.join(ws, "memory", ".forgotten.jsonl"))).toBe(true);
+    expect(removed.stdout).toContain(`Removed (--purge):\n  - ${path.join(stateDir, "logs")} (openclaw-context's state (its log, the memory index cache))`);
+    expect(removed.stdout).toContain(`  - ${path.join(stateDir, "seal.key")}: the key that unseals the undo data of forgets (memory/.forgotten.jsonl); yours: kept`);
+    expect(removed.stdout).toContain(`  - ${path.join(ws, "memory", ".forgotten.jsonl")}: what was forgotten`);
   });
 
   it("an operator's edit since install: only our keys go, the edit stays, the pre-install file is saved next to it", async () => {

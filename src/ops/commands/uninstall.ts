@@ -48,7 +48,8 @@ until then.
 --purge also removes openclaw-context's own state: <state dir>/openclaw-context/ (its log and the
 memory index cache), its openclaw.json.<time>.bak copies and each workspace's ETHOS_CONTEXT.md.
 Never removed: your memory (MEMORY.md, memory/*.md with the facts captured there, memory/.triage/,
-CORRECTIONS.md), the migration folder (initiatives/…) and the pre-install copy of openclaw.json.
+CORRECTIONS.md, memory/.forgotten.jsonl and the state folder's seal.key that unseals its undo
+data), the migration folder (initiatives/…) and the pre-install copy of openclaw.json.
 
 Options:
   --config <file>    openclaw.json (default $OPENCLAW_CONFIG_PATH or <state dir>/openclaw.json)
