@@ -12,6 +12,7 @@ import { DOCTOR_CHECKS } from "../../src/ops/doctor/checks.ts";
 import { configCheck } from "../../src/ops/doctor/config.ts";
 import { sharedMainSessionDms } from "../../src/ops/doctor/dm-scope.ts";
 import { engineCheck, engineFallbackLine } from "../../src/ops/doctor/engine.ts";
+import { hooksCheck } from "../../src/ops/doctor/hooks.ts";
 import { lastTurnCheck } from "../../src/ops/doctor/last-turn.ts";
 import { toolsCompactCheck } from "../../src/ops/doctor/tools-compact.ts";
 import { versionCheck } from "../../src/ops/doctor/version.ts";
@@ -141,6 +142,38 @@ describe("doctor: config validity", () => {
     expect(rejected).toMatchObject({ level: "fail", detail: ['gateway: Unrecognized key: "prot"'] });
     // Inside `openclaw context doctor` OpenClaw has accepted the file: it is not asked.
     expect(await levels(configCheck, context({ openclaw }))).toEqual(["ok"]);
+  });
+});
+
+describe("doctor: the hook pack's hooks", () => {
+  const hookPack = { installed: { plugin: false, hookPack: true }, hostVersion: "2026.3.13" };
+  const enabled = { hooks: { internal: { enabled: true, entries: { "aci-bootstrap": { enabled: true }, "ethos-context": { enabled: true } } } } };
+  const listed = (hooks: unknown[]) => async (args: string[]) => {
+    expect(args).toEqual(["hooks", "list", "--json"]);
+    return { code: 0, stdout: JSON.stringify({ hooks }), stderr: "" };
+  };
+
+  it("both enabled and eligible: ok per hook; the plugin registers its own hooks: nothing checked", async () => {
+    const openclaw = listed([
+      { name: "aci-bootstrap", source: "openclaw-managed", loadable: true },
+      { name: "ethos-context", source: "openclaw-managed", loadable: true },
+    ]);
+    const findings = await hooksCheck.run(context({ ...hookPack, cfg: enabled, openclaw }));
+    expect(findings.map((f) => `${f.level} ${f.message}`)).toEqual(["ok aci-bootstrap: eligible (openclaw-managed)", "ok ethos-context: eligible (openclaw-managed)"]);
+    expect(await hooksCheck.run(context({ openclaw }))).toEqual([]);
+  });
+
+  it("not enabled, not listed or not eligible is a problem with its fix; without a CLI eligibility is not asked (info)", async () => {
+    const cfg = { hooks: { internal: { enabled: true, entries: { "aci-bootstrap": { enabled: true }, "ethos-context": { enabled: false } } } } };
+    const openclaw = listed([{ name: "aci-bootstrap", source: "openclaw-workspace", loadable: false, blockedReason: "missing handler" }]);
+    const findings = await hooksCheck.run(context({ ...hookPack, cfg, openclaw }));
+    expect(findings.map((f) => f.level)).toEqual(["fail", "fail", "fail"]);
+    expect(findings[0]).toMatchObject({ message: "ethos-context is not enabled in openclaw.json: the gateway does not run it", fix: "openclaw hooks enable ethos-context, then openclaw gateway restart" });
+    expect(findings[1]!.message).toBe("aci-bootstrap is not eligible: missing handler");
+    expect(findings[2]!.message).toBe("openclaw hooks list does not show ethos-context");
+    const offline = await hooksCheck.run(context({ ...hookPack, cfg: enabled }));
+    expect(offline.map((f) => f.level)).toEqual(["info"]);
+    expect(doctorExitCode([{ check: "hooks", findings: offline }])).toBe(0);
   });
 });
 

@@ -4,7 +4,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sessionTag } from "../../src/core/bounded-id.ts";
 import { RotatingFile, hookLogFile } from "../../src/core/log.ts";
-import { recentTurns } from "../../src/ops/turn-log.ts";
+import { Writable } from "node:stream";
+import { startInboundTriage } from "../../src/capture/inbound.ts";
+import { setLogDestination } from "../../src/core/log.ts";
+import type { MessageReceivedEvent } from "../../src/host/events.ts";
+import { parseLogLines, recentTurns } from "../../src/ops/turn-log.ts";
+import { webchatMessageEvent } from "./ethos-events.ts";
 import { makeFakeOpenClaw } from "./ops-fake-openclaw.ts";
 import { runOpsScript } from "./ops-run-script.ts";
 
@@ -202,5 +207,26 @@ describe("status --last: the turns put together from the log", () => {
       { action: "added", classes: ["remember"] },
       { action: "mentioned", classes: ["remember"] },
     ]);
+  });
+});
+
+describe("status --last: what a triaged message logs", () => {
+  it("a message with two statements logs both captures, and the turn shows both", async () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), "status-triage-"));
+    const lines: string[] = [];
+    setLogDestination(new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    try {
+      fs.mkdirSync(path.join(ws, "memory"));
+      const event = webchatMessageEvent("agent:main:main", "Remember that my locker code is 4312. Also remember that the gym closes at 10pm.", "m1");
+      await startInboundTriage(event as unknown as MessageReceivedEvent, ws);
+      const records = parseLogLines(lines.join(""));
+      const triaged = records.filter((record) => record.event === "capture.triaged");
+      expect(triaged).toHaveLength(1);
+      expect(triaged[0]).toMatchObject({ session: sessionTag("agent:main:main"), capture: "added", captures: ["added", "added"] });
+      expect(recentTurns(records, 1)[0]!.captures.map((capture) => capture.action)).toEqual(["added", "added"]);
+    } finally {
+      setLogDestination(undefined);
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
   });
 });
