@@ -14,11 +14,13 @@ import type { InstallMode } from "../src/ops/install.ts";
 import { findOpenClawCli } from "../src/ops/openclaw-cli.ts";
 import { resolveWorkspace } from "../src/ops/paths.ts";
 import { cliHostVersion } from "../src/ops/plugin-install.ts";
+import { afterUninstall, UNINSTALLED_LINE } from "../src/ops/leftovers.ts";
+import { readOpenClawJson } from "../src/ops/openclaw-json.ts";
 
 const BUNDLE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 const HELP = `Usage: npm run install-hooks -- [--workspace <dir>] [--config <openclaw.json>] [--mode auto|pack|link|copy] [--plugin <tgz>] [--no-cli]
-       npm run install-hooks -- [--config <openclaw.json>] --uninstall
+       npm run install-hooks -- [--config <openclaw.json>] [--workspace <dir>] --uninstall [--purge]
 
 Installs ${PACK_ID} into your OpenClaw, the way that version loads it. Asks \`openclaw --version\`:
   2026.9 and later: the plugin. Builds and packs it from this checkout (or takes --plugin <tgz>),
@@ -41,7 +43,11 @@ Idempotent. Restart the gateway afterwards: it loads what was installed when it 
 
 --uninstall removes what install added and puts openclaw.json back exactly as it was before the
 install, comments included. If you edited other settings since, only our keys are undone and the
-pre-install file is saved next to it. Anything it cannot remove is listed, and it exits 1.
+pre-install file is saved next to it. Anything it cannot remove is listed, and it exits 1. It also
+lists what stays: with --purge, openclaw-context's own state goes too (<state dir>/openclaw-context/,
+its openclaw.json.<time>.bak copies, each workspace's ETHOS_CONTEXT.md); your memory (MEMORY.md,
+memory/*.md, memory/.triage/, CORRECTIONS.md, memory/.forgotten.jsonl and the state folder's
+seal.key that unseals its undo data) and the migration folder are never removed.
 
 Options:
   --workspace <dir>  agent workspace (default: agents.defaults.workspace in openclaw.json,
@@ -51,6 +57,7 @@ Options:
   --plugin <tgz>     install this plugin tarball instead of building one (2026.9+)
   --no-cli           never call the openclaw CLI (the hook pack, link or copy mode)
   --uninstall        reverse the install
+  --purge            with --uninstall: also remove openclaw-context's own state (above)
   -h, --help         show this help
 
 Exit codes: 0 done and verified, 1 install, verification or uninstall failed, 2 bad usage.`;
@@ -64,6 +71,7 @@ await runScript("install", async () => {
       plugin: { type: "string" },
       "no-cli": { type: "boolean", default: false },
       uninstall: { type: "boolean", default: false },
+      purge: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -85,12 +93,18 @@ await runScript("install", async () => {
   if (mode === "pack" && !cli) throw new UsageError("--mode pack needs the openclaw CLI on PATH (or $OPENCLAW_CLI)");
   const params = { bundleRoot: BUNDLE_ROOT, workspace, configPath, mode, cli, log: (line: string) => console.log(`- ${line}`) };
 
+  if (values.purge && !values.uninstall) throw new UsageError("--purge goes with --uninstall");
   if (values.uninstall) {
     const plugin = (await installedArtifact(params)) === "plugin";
+    // What stays is read from the config as installed (its workspaces, a configured index folder).
+    const installed = { configPath, cfg: await readOpenClawJson(configPath).catch(() => undefined), workspace: typeof workspaceOrError === "string" ? workspaceOrError : undefined };
     const report = await withProgress("uninstalling", () => (plugin ? uninstallPlugin(params) : uninstall(params)));
     for (const step of report.steps) console.log(`- ${step}`);
     if (report.leftovers.length > 0) throw new CheckFailedError(`uninstall incomplete; remove these by hand:\n  - ${report.leftovers.join("\n  - ")}`);
-    console.log("Uninstalled.");
+    const after = afterUninstall(installed, values.purge);
+    for (const line of after.lines) console.log(line);
+    if (after.failed.length > 0) throw new CheckFailedError(`uninstalled, but --purge could not remove:\n  - ${after.failed.join("\n  - ")}`);
+    console.log(UNINSTALLED_LINE);
     return 0;
   }
   const hostVersion = cli ? await cliHostVersion(cli, params) : undefined;
@@ -100,7 +114,7 @@ await runScript("install", async () => {
     const report = await withProgress("installing", () => installPlugin(params, tarball));
     for (const line of report.lines) console.log(`  ${line}`);
     if (report.problems.length > 0) throw new CheckFailedError(`installed, but verification failed:\n  - ${report.problems.join("\n  - ")}`);
-    console.log("Installed. Restart the gateway (openclaw gateway restart); openclaw context status shows what it serves.");
+    console.log("Installed. RESTART NEEDED: the gateway loads the plugin when it starts (openclaw gateway restart). Then: openclaw context doctor.");
     return 0;
   }
   if (values.plugin) throw new UsageError(`--plugin is for OpenClaw 2026.9 and later; this is ${hostVersion ? `OpenClaw ${hostVersion}` : "no openclaw CLI to ask (put it on PATH)"}`);
@@ -109,6 +123,6 @@ await runScript("install", async () => {
   const report = await withProgress("installing", () => install(params));
   for (const line of report.lines) console.log(`  ${line}`);
   if (report.problems.length > 0) throw new CheckFailedError(`installed, but verification failed:\n  - ${report.problems.join("\n  - ")}`);
-  console.log(`Installed and verified${cli ? " (openclaw hooks list shows both hooks eligible)" : " (files and dependencies checked; no CLI to ask the gateway)"}.`);
+  console.log(`Installed and verified${cli ? " (openclaw hooks list shows both hooks eligible)" : " (files and dependencies checked; no CLI to ask the gateway)"}. Then: npm run doctor.`);
   return 0;
 });

@@ -1,9 +1,11 @@
 // One agent:bootstrap event, end to end: config → owners → classify → apply → decision log.
 // The hook's handler.ts is a thin wrapper around runAciBootstrap.
+import { sessionTag } from "../core/bounded-id.ts";
 import { getLogger } from "../core/log.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
 import { loadOpenClawConfigFile } from "../host/config-file.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord, OpenClawConfig } from "../host/events.ts";
+import { sessionKeyOf } from "../host/events.ts";
 import { resolveHookConfig } from "../host/hook-config.ts";
 import { resolveMainKeys, resolveOwners } from "../session/owners.ts";
 import type { ResolvedOwners } from "../session/owners.ts";
@@ -78,6 +80,7 @@ export async function runAciBootstrap(input: { event: AgentBootstrapEvent; files
   log().info(
     {
       event: "aci-bootstrap.decision",
+      session: sessionTag(sessionKeyOf(event)),
       ...decision,
       skipped: decision.skipped.map((skip) => `${skip.name}:${skip.reason}`),
       ownerSource: input.ownerSource,

@@ -1,9 +1,13 @@
+import { sessionTag } from "../core/bounded-id.ts";
 import { getLogger } from "../core/log.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
 import type { MessageReceivedEvent } from "../host/events.ts";
 import { sessionKeyOf } from "../host/events.ts";
 import { loadHygieneConfigCached } from "../memory/config-md.ts";
 import { triageInboundMessage } from "./triage.ts";
+
+/** The `event` of the line a triaged message logs (status --last shows its capture). */
+export const TRIAGE_EVENT = "capture.triaged";
 
 /**
  * Triage the operator's inbound message (spec 004 §7) and capture what it asks to remember, in the
@@ -22,7 +26,15 @@ export function startInboundTriage(event: MessageReceivedEvent, workspaceDir: st
     .then((outcome) => {
       if (outcome.flagged) {
         getLogger(HOOK_KEYS.ethosContext).info(
-          { classes: outcome.matches.map((m) => m.class), correction: outcome.correction?.id, capture: outcome.capture?.action },
+          {
+            event: TRIAGE_EVENT,
+            session: sessionTag(sessionKeyOf(event)),
+            classes: outcome.matches.map((m) => m.class),
+            correction: outcome.correction?.id,
+            // The first fact's, and every fact's when the message had several (status --last lists each).
+            capture: outcome.capture?.action,
+            ...((outcome.captures?.length ?? 0) > 1 ? { captures: outcome.captures!.map((c) => c.action) } : {}),
+          },
           "message triaged",
         );
       }

@@ -33,7 +33,7 @@ export type ChannelRow = { sessionType: SessionType; sessionKey: string; setups:
 /** openclaw.json as each artifact's handlers read it (the plugin's settings moved into the hooks' entries). */
 function configFor(setup: HostSetup, cfg: OpenClawConfig | undefined): OpenClawConfig | undefined {
   if (setup === "2026.3 hook pack" || !cfg) return cfg;
-  return configView(cfg, parsePluginConfig(pluginEntry(cfg)?.config).config);
+  return configView(cfg, parsePluginConfig(pluginEntry(cfg)?.config, { report: false }).config);
 }
 
 /**

@@ -9,8 +9,20 @@ import { PLUGIN_ID } from "../host/ids.ts";
 //                    message, off Anthropic's message breakpoint (carrier-engine.ts);
 //   prepend-context  otherwise (another engine holds the slot, or a model keeps runtime context
 //                    append-only): before_prompt_build's prependContext on this turn's user message.
+// With another engine in the slot no host-supported channel keeps the block off Anthropic's
+// message breakpoint (HOOK_ASSUMPTIONS.md `otherEngineNoCarrier`). The two left are prependContext
+// and appendSystemContext (after the cache boundary, before every message); the bench measured
+// both next to lossless-claw (docs/benchmarks.md) and the cheaper one, prependContext, is kept.
 
-export type MemoryDelivery = "runtime-carrier" | "prepend-context";
+export type MemoryDelivery = "runtime-carrier" | "prepend-context" | "append-system-context";
+
+/**
+ * The delivery next to another engine: prependContext. The bench's comparison arm starts its
+ * gateway with OPENCLAW_CONTEXT_OTHER_ENGINE_DELIVERY=append-system-context to measure the other.
+ */
+export function otherEngineDelivery(env: NodeJS.ProcessEnv = process.env): MemoryDelivery {
+  return env.OPENCLAW_CONTEXT_OTHER_ENGINE_DELIVERY === "append-system-context" ? "append-system-context" : "prepend-context";
+}
 
 function normalizedClaudeId(modelId: string): string {
   const lower = modelId.trim().toLowerCase();
@@ -31,8 +43,9 @@ export function keepsCarriersInHistory(modelId: string | undefined): boolean {
 }
 
 /** The delivery rule, shared by the engine's assemble() and the plugin's before_prompt_build. */
-export function memoryDeliveryFor(input: { engineSelected: boolean; modelId: string | undefined }): MemoryDelivery {
-  return input.engineSelected && !keepsCarriersInHistory(input.modelId) ? "runtime-carrier" : "prepend-context";
+export function memoryDeliveryFor(input: { engineSelected: boolean; modelId: string | undefined; otherEngine?: boolean }): MemoryDelivery {
+  if (input.engineSelected) return keepsCarriersInHistory(input.modelId) ? "prepend-context" : "runtime-carrier";
+  return input.otherEngine ? otherEngineDelivery() : "prepend-context";
 }
 
 /** `plugins.slots.contextEngine` as configured ("legacy" when unset). */
@@ -66,7 +79,7 @@ export function describeDelivery(selection: EngineSelection): string {
     case "not-selected":
       return `prependContext (plugins.slots.contextEngine is not ${PLUGIN_ID}; select it with: ${SELECT_ENGINE_COMMAND})`;
     case "other":
-      return `prependContext (context engine ${selection.engineId} is configured; only one engine can be active, so the plugin stands aside)`;
+      return `${otherEngineDelivery() === "append-system-context" ? "appendSystemContext" : "prependContext"} (context engine ${selection.engineId} is configured; only one engine can be active, so the plugin stands aside: openclaw context doctor explains the cost)`;
   }
 }
 

@@ -3,10 +3,13 @@
 // `hooks.internal.entries` of openclaw.json, where the hook pack keeps them. configView() places
 // them there, so every service reads the plugin's settings without knowing where they came from.
 import { z } from "zod";
+import { aciBootstrapConfigSchema } from "../bootstrap/policy.ts";
 import { parseConfigOrDefaults } from "../core/config.ts";
+import type { ConfigIssue, ParseOptions } from "../core/config.ts";
 import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { HOOK_KEYS, PLUGIN_ID } from "../host/ids.ts";
+import { EthosContextConfigSchema } from "./config.ts";
 
 export const PluginConfigSchema = z
   .object({
@@ -20,25 +23,38 @@ export const PluginConfigSchema = z
       .boolean()
       .default(true)
       .describe("Run the maintenance pass (corrections, conflicts, archive, SOUL.md proposals) on the CONFIG.md schedule inside the gateway."),
-    aciBootstrap: z
-      .record(z.string(), z.unknown())
-      .default({})
-      .describe("Options of the file sets: ownerIds, fileSets, topicFiles, … (README, Session-aware bootstrap; docs/session-aware-bootstrap.md)."),
-    ethosContext: z
-      .record(z.string(), z.unknown())
-      .default({})
-      .describe("Options of memory retrieval and capture: scope, searchTopK, triage, … (README, Same-turn memory; docs/retrieval.md)."),
+    // Checked here, with the key paths the operator wrote; the services read what passed.
+    aciBootstrap: aciBootstrapConfigSchema
+      .prefault({})
+      .describe("Options of the session-aware file sets: ownerIds, fileSets, topicFiles, maxFileBytes, hostVersion."),
+    ethosContext: EthosContextConfigSchema.prefault({}).describe(
+      "Options of memory retrieval and capture: scope (sessionTypes, groups, ownerIds), searchTopK, confidenceGate, maxTokensBySessionType, triage, backend, …",
+    ),
   })
   .strict();
 
-export type PluginConfig = z.output<typeof PluginConfigSchema>;
+/** The plugin's settings; the two option objects as the operator wrote them, minus every key that failed the check. */
+export type PluginConfig = Omit<z.output<typeof PluginConfigSchema>, "aciBootstrap" | "ethosContext"> & {
+  aciBootstrap: Record<string, unknown>;
+  ethosContext: Record<string, unknown>;
+};
 
 /** Where the operator writes the plugin's settings (every message names paths below it). */
 export const PLUGIN_CONFIG_PATH = `plugins.entries.${PLUGIN_ID}.config`;
 
-export function parsePluginConfig(raw: unknown): { config: PluginConfig; error?: string } {
-  const result = parseConfigOrDefaults(PluginConfigSchema, raw ?? {}, PLUGIN_CONFIG_PATH, PLUGIN_ID);
-  return { config: result.config, error: result.error };
+export type ParsedPluginConfig = { config: PluginConfig; error?: string; issues: ConfigIssue[]; input: Record<string, unknown> };
+
+/**
+ * The plugin's config, nested option objects included: each bad key is named by its path under
+ * PLUGIN_CONFIG_PATH and logged once per load; the option objects handed to the services hold only
+ * the keys that passed, so the services find nothing more to report.
+ */
+export function parsePluginConfig(raw: unknown, options: ParseOptions = {}): ParsedPluginConfig {
+  const result = parseConfigOrDefaults(PluginConfigSchema, raw ?? {}, PLUGIN_CONFIG_PATH, PLUGIN_ID, options);
+  const input = isObject(result.input) ? result.input : {};
+  const passed = (key: string) => (isObject(input[key]) ? (input[key] as Record<string, unknown>) : {});
+  const config: PluginConfig = { ...result.config, aciBootstrap: passed("aciBootstrap"), ethosContext: passed("ethosContext") };
+  return { config, error: result.error, issues: result.issues, input };
 }
 
 /**

@@ -29,7 +29,7 @@ import type { Selection } from "./pipeline.ts";
 import { isSafeGroupMemoryDir, resolveRetrievalScope } from "./scope.ts";
 import { classifyByKey } from "./turn.ts";
 import type { RetrievalScope, RetrievalSource } from "./scope.ts";
-import { boundedId, storedSessionKey } from "../core/bounded-id.ts";
+import { boundedId, sessionTag, storedSessionKey } from "../core/bounded-id.ts";
 import { SessionStates } from "./session-state.ts";
 import type { RetrievalOutcome, SessionMemoryState, TurnOutcome } from "./session-state.ts";
 import type { SkipReason } from "./skip.ts";
@@ -138,12 +138,17 @@ export type PlanInput = {
 /** A search started for a turn; `abandon()` drops it if it has not started yet. */
 export type RetrievalHandle = { outcome: Promise<RetrievalOutcome>; sourceKey: string | undefined; abandon(): void };
 
+/** The `event` of a turn's memory line (logOutcome): status --last and doctor read it. */
+export const MEMORY_OUTCOME_EVENT = "memory.turn";
+
 /** What bounds a turn: its wait, and the room the host says the model's window has. */
 export type TurnBounds = {
   /** Bound on the whole wait (retrieval and composer); default the config's awaitTimeoutMs. */
   waitMs?: number;
   /** The model's window as the host gives it (src/context/host-window.ts); without it only the ceilings apply. */
   window?: HostWindow;
+  /** The channel the adapter delivers the block by (logged with the outcome). */
+  delivery?: string;
 };
 
 export type TurnInput = PlanInput &
@@ -401,7 +406,9 @@ export class MemoryContextService {
   buildTurnContext(input: TurnInput): Promise<TurnContext> {
     const plan = this.plan(input);
     if (plan.kind === "out-of-scope") {
-      return Promise.resolve({ block: "", injectedIds: [], reason: plan.reason, status: "out-of-scope", sessionType: plan.sessionType });
+      const context: TurnContext = { block: "", injectedIds: [], reason: plan.reason, status: "out-of-scope", sessionType: plan.sessionType };
+      this.logOutcome(context, { sessionKey: input.sessionKey });
+      return Promise.resolve(context);
     }
     const state = this.sessions.get(input.sessionKey);
     const memo = this.sessions.memoFor(state, input.turnKey);
@@ -416,19 +423,27 @@ export class MemoryContextService {
       const context: TurnContext = { ...outcome, sessionType: plan.sessionType };
       // The adapter returns this block right away: it is delivered when it is not empty.
       this.deliver(sessionKey, plan.config, workspaceDir, context, context.status === "ok");
-      this.logOutcome(context);
+      this.logOutcome(context, { sessionKey: input.sessionKey, delivery: input.delivery });
       return context;
     })();
     this.sessions.memoTurn(sessionKey, state, input.turnKey, built);
     return built;
   }
 
-  logOutcome(context: { sessionType: SessionType; reason: string; injectedIds: string[]; block: string; status?: string; alreadyShown?: number; room?: TurnOutcome["room"] }): void {
+  /** The memory line of a turn (status --last reads it): what was injected and why, by which channel, for which session. */
+  logOutcome(
+    context: { sessionType: SessionType; reason: string; injectedIds: string[]; block: string; status?: string; alreadyShown?: number; room?: TurnOutcome["room"] },
+    turn: { sessionKey?: string; delivery?: string } = {},
+  ): void {
     const fields = {
+      event: MEMORY_OUTCOME_EVENT,
+      session: sessionTag(turn.sessionKey),
       sessionType: context.sessionType,
+      ...(context.status ? { status: context.status } : {}),
       reason: context.reason,
       injected: context.injectedIds.length,
       chars: context.block.length,
+      ...(context.block && turn.delivery ? { delivery: turn.delivery } : {}),
       ...(context.alreadyShown ? { alreadyShown: context.alreadyShown } : {}),
       // The window's room (after the headroom) and its source: host-budget (the engine) or model-config.
       ...(context.room ? { room: context.room.tokens, window: context.room.source } : {}),

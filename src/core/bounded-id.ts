@@ -13,3 +13,11 @@ export function storedSessionKey(sessionKey: string): string {
 
 /** The same bound for any other id a session keeps or writes (turn keys, message ids, agent ids). */
 export const boundedId = storedSessionKey;
+
+/**
+ * A short, stable tag for a session in log records: the turns of one session can be told apart and
+ * put together (status --last) without writing its key, which holds peer ids, into any log.
+ */
+export function sessionTag(sessionKey: string | undefined): string | undefined {
+  return sessionKey ? crypto.createHash("sha256").update(sessionKey).digest("hex").slice(0, 10) : undefined;
+}

@@ -8,7 +8,19 @@ import { getLogger } from "./log.ts";
 // survive a misspelt `fileSet`), and a typo never goes unnoticed.
 
 export type ConfigIssue = { key: string; reason: string };
-export type ConfigResult<T> = { config: T; ok: boolean; error?: string; issues: ConfigIssue[] };
+export type ConfigResult<T> = {
+  config: T;
+  ok: boolean;
+  error?: string;
+  issues: ConfigIssue[];
+  /** What the operator wrote, minus every dropped key: parsing it again finds no issue (and logs nothing). */
+  input: unknown;
+};
+
+export type ParseOptions = {
+  /** false: return the issues without logging them (status, doctor, the doctor contract). Default true. */
+  report?: boolean;
+};
 
 /** The `event` field of the log record written for each dropped key (what `npm run status` looks for). */
 export const CONFIG_ISSUE_EVENT = "config.invalid-key";
@@ -132,13 +144,19 @@ function issueReason(issue: z.core.$ZodIssue): string {
   return nested.length > 0 ? nested.join("; ") : issue.message;
 }
 
+// The issues last logged per config entry, per logger: the same entry parsed again (a second
+// registration of the plugin, another adapter reading the same settings) logs nothing new, so each
+// load of a config reports its problems once. A changed entry logs its (new) set again; a logger
+// sent somewhere else (a test's sink, the host's logger) starts afresh.
+const lastReported = new WeakMap<object, Map<string, string>>();
+
 /**
  * Validate a raw config object, keeping every valid key. Each bad key is dropped and logged once
- * (error level, its key path and the reason, with "did you mean …?" for unknown keys); the schema
- * default takes its place. Only when nothing can be salvaged does the whole entry fall back to the
- * defaults. Never throws.
+ * per load (error level, its key path and the reason, with "did you mean …?" for unknown keys); the
+ * schema default takes its place. Only when nothing can be salvaged does the whole entry fall back
+ * to the defaults. Never throws.
  */
-export function parseConfigOrDefaults<S extends z.ZodType>(schema: S, raw: unknown, rootLabel: string, logName = "openclaw-context"): ConfigResult<z.output<S>> {
+export function parseConfigOrDefaults<S extends z.ZodType>(schema: S, raw: unknown, rootLabel: string, logName = "openclaw-context", options: ParseOptions = {}): ConfigResult<z.output<S>> {
   const found: { path: Path; reason: string }[] = [];
   let candidate: unknown = raw ?? {};
   try {
@@ -162,7 +180,6 @@ export function parseConfigOrDefaults<S extends z.ZodType>(schema: S, raw: unkno
   }
 
   const issues = dedupe(found.map((issue) => ({ key: keyPath(rootLabel, issue.path), reason: issue.reason })));
-  const log = getLogger(logName);
   let config: z.output<S>;
   let fellBack = false;
   if (result.success) config = result.data;
@@ -170,14 +187,25 @@ export function parseConfigOrDefaults<S extends z.ZodType>(schema: S, raw: unkno
     config = schema.parse({});
     fellBack = true;
   }
+  if (options.report !== false) reportOnce(logName, rootLabel, issues, fellBack);
+  const input = fellBack ? {} : candidate;
+  if (issues.length === 0) return { config, ok: true, issues, input };
+  return { config, ok: false, error: issues.map((issue) => `${issue.key}: ${issue.reason}`).join("; "), issues, input };
+}
+
+function reportOnce(logName: string, rootLabel: string, issues: ConfigIssue[], fellBack: boolean): void {
+  const log = getLogger(logName);
+  let reported = lastReported.get(log);
+  if (!reported) lastReported.set(log, (reported = new Map()));
+  const signature = JSON.stringify(issues);
+  if ((reported.get(rootLabel) ?? "[]") === signature) return;
+  reported.set(rootLabel, signature);
   for (const issue of issues) {
     log.error(
-      { event: CONFIG_ISSUE_EVENT, configKey: rootLabel, key: issue.key, reason: issue.reason, error: `${issue.key}: ${issue.reason}` },
+      { event: CONFIG_ISSUE_EVENT, configKey: rootLabel, key: issue.key, reason: issue.reason },
       `invalid config ${issue.key}: ${issue.reason}; ${fellBack ? "using the defaults for the whole entry" : "this key is ignored, the other settings are kept"}`,
     );
   }
-  if (issues.length === 0) return { config, ok: true, issues };
-  return { config, ok: false, error: issues.map((issue) => `${issue.key}: ${issue.reason}`).join("; "), issues };
 }
 
 function dedupe(issues: ConfigIssue[]): ConfigIssue[] {

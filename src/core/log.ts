@@ -6,16 +6,14 @@ import { bundleStateDir } from "./paths.ts";
 
 export type { Logger };
 
-// Where the hooks' messages go. Internal hooks get no logger from the host, and what a hook writes
-// to stderr does not reach `openclaw logs` (that reads OpenClaw's own log file; checked on both
-// gateways, see HOOK_ASSUMPTIONS.md). So inside the gateway every record is written to a file of
-// our own, where `npm run status` and an operator look:
+// Where our records go. Inside the gateway, to OpenClaw's own log (`openclaw logs`) through a sink
+// the adapter installs (logToHost: the plugin's api.logger, the hook pack's console.*;
+// src/host/logger.ts), and to a file of our own, where `status` puts each turn together:
 //   $OPENCLAW_STATE_DIR/openclaw-context/logs/openclaw-context.log   (~/.openclaw/… by default)
 // one JSON object per line, rotated at LOG_MAX_BYTES with LOG_KEEP_FILES older files (.1 … .3),
-// so it never grows without bound. Records also go to stderr (the gateway's console or service
-// journal). OPENCLAW_CONTEXT_LOG_FILE names another file ("off": stderr only).
-// Outside the gateway (operator scripts, tests) nothing is written to the file unless
-// OPENCLAW_CONTEXT_LOG_FILE says so: the hook entry points call logToGatewayFile().
+// so it never grows without bound. Without a sink, records go to stderr. OPENCLAW_CONTEXT_LOG_FILE
+// names another file ("off": no file). Outside the gateway (operator scripts, tests) nothing is
+// written to the file unless OPENCLAW_CONTEXT_LOG_FILE says so: the adapters call logToGatewayFile().
 
 export const LOG_MAX_BYTES = 1024 * 1024;
 export const LOG_KEEP_FILES = 3;

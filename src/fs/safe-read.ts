@@ -263,3 +263,18 @@ export function readTextSync(file: string, maxBytes: number): string {
   if (!read.ok) throw new Error(`${file}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}`);
   return read.bytes.toString("utf8");
 }
+
+/**
+ * The last `maxBytes` of a regular file as text (a log's newest lines), through the bounded reader;
+ * undefined when it cannot be read. A file that grew since its stat still gives at most maxBytes.
+ */
+export function readTailSync(file: string, maxBytes: number): string | undefined {
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch {
+    return undefined;
+  }
+  const read = readRegularFileSync(file, { maxBytes, start: Math.max(0, size - maxBytes), truncate: true });
+  return read.ok ? read.bytes.toString("utf8") : undefined;
+}

@@ -1,16 +1,16 @@
 // The aci-bootstrap hook (OpenClaw 2026.3): type guard, config, the turn's one classification, the
 // file set from the core, and a catch that applies the fail-closed rule.
-import { getLogger, logToGatewayFile } from "../core/log.ts";
+import { getLogger } from "../core/log.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
 import { isAgentBootstrapEvent } from "../host/events.ts";
 import { filesAfterFailure } from "../bootstrap/fail-closed.ts";
 import { noteRunStart } from "../bootstrap/heartbeat-run.ts";
 import { startupOpenClawConfig } from "../bootstrap/run.ts";
-import { hookPack } from "./service.ts";
+import { hookPack, startHookPackLog } from "./service.ts";
 
 // Owner ids and the policy come from openclaw.json as it is when the hook loads; each event's
-// `cfg` then refreshes them. Inside the gateway our records also go to our own log file.
-logToGatewayFile();
+// `cfg` then refreshes them. Inside the gateway our records go to our own log file and OpenClaw's.
+startHookPackLog();
 startupOpenClawConfig();
 
 export default async function aciBootstrapHandler(event: unknown): Promise<void> {

@@ -2,13 +2,13 @@
 // gateway does not await this event) and triages the operator's message in the background;
 // agent:bootstrap injects this turn's memories as one inline record, within a bounded wait;
 // gateway:startup starts the maintenance schedule (maintenance.ts).
-import { getLogger, logToGatewayFile } from "../core/log.ts";
+import { getLogger } from "../core/log.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
 import { isAgentBootstrapEvent, isGatewayStartupEvent, isMessageReceivedEvent } from "../host/events.ts";
 import { startMaintenanceOnGatewayStartup } from "./maintenance.ts";
-import { hookPack } from "./service.ts";
+import { hookPack, startHookPackLog } from "./service.ts";
 
-logToGatewayFile();
+startHookPackLog();
 
 function warn(error: unknown, event: string): void {
   getLogger(HOOK_KEYS.ethosContext).warn(

@@ -3,6 +3,7 @@ import { RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 import { isBootstrapFileRecord, sessionKeyOf } from "../host/events.ts";
 import type { AgentBootstrapEvent, BootstrapFileRecord, MessageReceivedEvent, OpenClawConfig } from "../host/events.ts";
 import { messageText } from "../context/message-text.ts";
+import { resolveRetrievalScope } from "../context/scope.ts";
 import { retrievalSourceKey } from "../context/service.ts";
 import type { MemoryContextService, RetrievalHandle, TurnPlan } from "../context/service.ts";
 import type { ContextService } from "../context/turn-service.ts";
@@ -125,7 +126,11 @@ export class HookMemoryTurns {
     if (!Array.isArray(files) || typeof workspaceDir !== "string" || !workspaceDir || !sessionKey) return undefined;
     const config = this.service.configFrom(cfg);
     const classification = turn.classification;
-    if (!this.service.inScope(classification, config)) return undefined;
+    const scope = resolveRetrievalScope(classification, config);
+    if (!scope.allowed) {
+      this.service.logOutcome({ block: "", injectedIds: [], reason: scope.reason, status: "out-of-scope", sessionType: scope.sessionType }, { sessionKey });
+      return undefined;
+    }
 
     const state = this.service.sessions.get(sessionKey);
     const now = this.now();
@@ -150,7 +155,7 @@ export class HookMemoryTurns {
       current = state.current; // same turn again (fallback attempt, second workspace, compaction)
     }
     if (!current) {
-      this.service.log().debug({ sessionType: classification.type }, "no captured message for this run (heartbeat, agent RPC): no memory record");
+      this.service.logOutcome({ block: "", injectedIds: [], reason: "no captured message for this run (heartbeat, agent RPC)", status: "skipped", sessionType: classification.type }, { sessionKey });
       return undefined;
     }
 
@@ -192,7 +197,7 @@ export class HookMemoryTurns {
       }
     }
     const outcome = await this.service.finish(plan, retrieval, workspaceDir, { window });
-    this.service.logOutcome({ ...outcome, sessionType: plan.sessionType });
+    this.service.logOutcome({ ...outcome, sessionType: plan.sessionType }, { sessionKey, delivery: "bootstrap-record" });
     return outcome;
   }
 }

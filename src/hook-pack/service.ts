@@ -2,7 +2,9 @@
 // import this module once (HOOK_ASSUMPTIONS.md `sharedModuleState`), so a query captured on
 // message:received is found on agent:bootstrap, and both hooks act on one classification of each
 // bootstrap event.
+import { logToGatewayFile } from "../core/log.ts";
 import { loadOpenClawConfigFile } from "../host/config-file.ts";
+import { bridgeToConsole } from "../host/logger.ts";
 import type { AgentBootstrapEvent, MessageReceivedEvent, OpenClawConfig } from "../host/events.ts";
 import { sessionKeyOf } from "../host/events.ts";
 import { asHeartbeatRun, takeHeartbeatMark } from "../bootstrap/heartbeat-run.ts";
@@ -12,6 +14,15 @@ import { ContextService } from "../context/turn-service.ts";
 import type { ContextServiceDeps } from "../context/turn-service.ts";
 import type { Turn } from "../context/turn.ts";
 import { HookMemoryTurns } from "./memory-turns.ts";
+
+/**
+ * Called by each hook's entry when the gateway imports it: our records go to our own log file
+ * (status reads it) and, through console.*, to OpenClaw's own log (`openclaw logs`).
+ */
+export function startHookPackLog(): void {
+  logToGatewayFile();
+  bridgeToConsole();
+}
 
 export type HookPackDeps = ContextServiceDeps & {
   /** openclaw.json for message:received (which carries no cfg); default: the file, read through its cache. */

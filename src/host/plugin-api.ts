@@ -68,7 +68,7 @@ export type PluginApi = {
   logger?: HostLogger;
   /** Throws while OpenClaw only collects CLI commands ("cli-metadata"). */
   runtime?: { version?: string };
-  /** "full" in the gateway and for a CLI command's run; "discovery" the gateway's second registration; "cli-metadata" etc. */
+  /** "full" then "discovery" in the gateway; "cli-metadata" then "discovery" for an `openclaw context …` run (2026.9.6). */
   registrationMode?: string;
   registerHook?(events: string[], handler: (event: unknown) => Promise<void>, opts: { name: string; description?: string }): void;
   registerCli?(registrar: (ctx: { program: unknown }) => void, opts: { descriptors: CliDescriptor[] }): void;

@@ -265,7 +265,7 @@ export function formatExplanation(explanation: Explanation): string {
       "",
       "## Channels: which channel carries what",
       "",
-      "record = bootstrap record in Project Context (the cached system prompt); runtime-context carrier = a hidden message after this turn's user message, for this model call only (the plugin's context engine); prependContext = this turn's user message only; appendSystemContext = after the cache boundary, the same text on every run. The companion plugin serves 2026.9 and later; on 2026.3.13 it stands aside (prependContext would be written into the visible chat history there).",
+      "record = bootstrap record in Project Context (the cached system prompt); runtime-context carrier = a hidden message after this turn's user message, for this model call only (the plugin's context engine); prependContext = this turn's user message only; appendSystemContext = after the cache boundary, the same text on every run. The plugin serves 2026.9 and later; on 2026.3.13 the hook pack does the work (prependContext would be written into the visible chat history there).",
       "",
       formatChannels(explanation.channels.rows, explanation.channels.current),
     );

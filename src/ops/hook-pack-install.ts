@@ -89,12 +89,17 @@ export function workspaceHookDir(workspace: string): string {
 }
 
 /** `openclaw hooks list --json` → eligibility of our two hooks. */
-export async function hookEligibility(cli: string, configPath: string, options: { attempts?: number; delayMs?: number } = {}): Promise<HookEligibility[]> {
+export async function hookEligibility(
+  cli: string,
+  configPath: string,
+  options: { attempts?: number; delayMs?: number; run?: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }> } = {},
+): Promise<HookEligibility[]> {
   const attempts = options.attempts ?? 5;
+  const run = options.run ?? ((args: string[]) => runOpenClaw(cli, args, { env: cliEnvForConfig(configPath) }));
   let rows: HookEligibility[] = [];
   // A running gateway answers `hooks list` and reloads config asynchronously: ask a few times.
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
-    const result = await runOpenClaw(cli, ["hooks", "list", "--json"], { env: cliEnvForConfig(configPath) });
+    const result = await run(["hooks", "list", "--json"]);
     const parsed = parseCliJson(result.stdout) as { hooks?: { name?: string; source?: string; eligible?: boolean; loadable?: boolean; blockedReason?: string }[] } | undefined;
     rows = HOOK_NAMES.map((name) => {
       const hook = parsed?.hooks?.find((candidate) => candidate.name === name);
@@ -267,8 +272,7 @@ async function uninstallHookPack(params: InstallParams, record: UnitRecord | und
     }
   }
   // Verified on 2026.3.13 and 2026.9.6: a running gateway keeps the hooks it has loaded (even with
-  // their files and config entries gone) until it restarts.
-  steps.push("RESTART NEEDED: a running gateway keeps the hooks it has loaded until it restarts: restart it now (openclaw gateway restart)");
+  // their files and config entries gone) until it restarts. The entry point says so once, last.
   if (record?.mode === "pack" && String(record.command ?? "").startsWith("plugins")) {
     // Verified on 2026.9.6: `plugins uninstall` refuses hook packs ("not associated with a tracked
     // package install") and no command removes the install record OpenClaw keeps in its state

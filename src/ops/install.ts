@@ -228,7 +228,7 @@ export async function installPlugin(params: InstallParams, tarball: string): Pro
     settings = carried.settings;
     if (record?.units["hook-pack"]) {
       const removal = await hookPackUnit.uninstall(params, record.units["hook-pack"]);
-      for (const step of removal.steps.filter((line) => !line.startsWith("RESTART NEEDED"))) params.log(`migration: ${step}`);
+      for (const step of removal.steps) params.log(`migration: ${step}`);
       if (removal.leftovers.length > 0) throw new Error(`migration from the hook pack stopped; remove these by hand, then run install-hooks again:\n  - ${removal.leftovers.join("\n  - ")}`);
     }
     await editOpenClawJson(params.configPath, (json) => removeRetiredKeys(json, record?.hookStateBefore));

@@ -60,3 +60,15 @@ export function parseCliJson(stdout: string): unknown {
 export function cliEnvForConfig(configPath: string | undefined, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return configPath ? { ...env, OPENCLAW_CONFIG_PATH: configPath } : env;
 }
+
+/**
+ * OpenClaw's own verdict on openclaw.json (`openclaw config validate --json`): the issues when it
+ * rejects the file (then the gateway will not start and no plugin command runs), [] when it
+ * accepts it, undefined when the CLI gave no answer.
+ */
+export async function openClawConfigIssues(run: (args: string[]) => Promise<CliResult>): Promise<string[] | undefined> {
+  const result = await run(["config", "validate", "--json"]);
+  const verdict = parseCliJson(result.stdout) as { valid?: unknown; issues?: { path?: unknown; message?: unknown }[] } | undefined;
+  if (!verdict || typeof verdict.valid !== "boolean") return undefined;
+  return verdict.valid ? [] : (verdict.issues ?? []).map((issue) => `${String(issue.path ?? "?")}: ${String(issue.message ?? "?")}`);
+}

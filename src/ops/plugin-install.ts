@@ -107,7 +107,6 @@ async function installFromTarball(params: InstallParams, tarball: string): Promi
   const result = await runCli(params.cli, ["plugins", "install", path.resolve(tarball), "--force", "--accept-capabilities"], params, 600_000);
   if (result.code !== 0) throw new Error(`openclaw plugins install failed (exit ${result.code}): ${(result.stderr || result.stdout).trim().slice(-800)}`);
   await enableMemoryDelivery(params);
-  params.log("RESTART NEEDED: the gateway loads the plugin when it starts (openclaw gateway restart)");
   return { installed: true, tarball: path.resolve(tarball), path: path.join(extensionsDir, PLUGIN_ID), extensionsDir, extensionsDirExisted };
 }
 
@@ -132,7 +131,6 @@ async function uninstallWithCli(params: InstallParams, record: UnitRecord | unde
       steps.push(`removed ${extensionsDir} (empty; the install created it)`);
     }
   }
-  steps.push("RESTART NEEDED: a running gateway keeps the plugin it has loaded until it restarts (openclaw gateway restart)");
   return { steps, leftovers };
 }
 

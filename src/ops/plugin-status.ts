@@ -23,7 +23,7 @@ export type PluginPackageStatus = {
 /** The package's switches and memory channel (also `openclaw context status`'s first lines since the first slice). */
 export function packageSection(cfg: OpenClawConfig | undefined, pluginId = PLUGIN_ID): string {
   const entry = pluginEntry(cfg, pluginId);
-  const { config, error } = parsePluginConfig(entry?.config);
+  const { config, issues } = parsePluginConfig(entry?.config, { report: false });
   const selection = engineSelection(cfg, pluginId);
   const access = isObject(entry?.hooks) && entry.hooks.allowConversationAccess === true;
   const delivery =
@@ -33,7 +33,7 @@ export function packageSection(cfg: OpenClawConfig | undefined, pluginId = PLUGI
   return [
     `Plugin (${pluginId})`,
     `  entry: ${entry ? (entry.enabled === false ? "disabled in plugins.entries" : "enabled in plugins.entries") : "not in plugins.entries (not installed with openclaw plugins install)"}`,
-    `  switches: enabled ${config.enabled}, bootstrap ${config.bootstrap}, memory ${config.memory}${error ? ` (config error: ${error})` : ""}`,
+    `  switches: enabled ${config.enabled}, bootstrap ${config.bootstrap}, memory ${config.memory}${issues.length ? ` (${issues.length} key(s) ignored: see Config below)` : ""}`,
     `  memory delivery: ${config.enabled && config.memory ? delivery : "off"}`,
   ].join("\n");
 }

@@ -1,11 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { aciBootstrapConfigSchema } from "../bootstrap/policy.ts";
-import { parseEthosContextConfig } from "../context/config.ts";
-import { CONFIG_ISSUE_EVENT, parseConfigOrDefaults } from "../core/config.ts";
+import { CONFIG_ISSUE_EVENT } from "../core/config.ts";
 import type { ConfigIssue } from "../core/config.ts";
-import { hookLogFile, setLogDestination } from "../core/log.ts";
-import { HOOK_KEYS } from "../host/ids.ts";
+import { hookLogFile } from "../core/log.ts";
+import { readTailSync } from "../fs/safe-read.ts";
 import { capturedToday } from "../capture/capture.ts";
 import { forgetHistory, readForgetLog } from "../capture/forget.ts";
 import { maintenanceStatus } from "../lifecycle/maintenance-status.ts";
@@ -18,7 +16,6 @@ import { readIndexCacheHeader } from "../memory/index-cache.ts";
 import { redactSecrets } from "../memory/secrets.ts";
 import { openClawStateDir } from "../core/paths.ts";
 import { isObject } from "../host/events.ts";
-import { resolveHookConfig } from "../host/hook-config.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { installRecordPath } from "./install.ts";
 import { HOOK_NAMES, PACK_ID, hookEligibility, workspaceHookDir } from "./hook-pack-install.ts";
@@ -26,6 +23,9 @@ import type { InstallRecord } from "./install.ts";
 import type { HookEligibility } from "./hook-pack-install.ts";
 import { readOpenClawJson } from "./openclaw-json.ts";
 import { PLUGIN_UNIT_ID } from "./plugin-install.ts";
+import { configIssuesNow } from "./config-issues.ts";
+import { openClawConfigIssues } from "./openclaw-cli.ts";
+import { runCli } from "./plugin-install.ts";
 import { pluginPackageStatus } from "./plugin-status.ts";
 import type { PluginPackageStatus } from "./plugin-status.ts";
 import { checkSoulInstructions } from "./soul-instructions.ts";
@@ -33,12 +33,14 @@ import { resolveOwners } from "../session/owners.ts";
 import { sharedMainWarnings } from "../session/shared-main.ts";
 import type { SharedMainWarning } from "../session/shared-main.ts";
 import type { SoulInstructionsCheck } from "./soul-instructions.ts";
+import { formatTurns, parseLogLines, recentTurns } from "./turn-log.ts";
+import type { LogRecord, TurnSummary } from "./turn-log.ts";
+
+export type { LogRecord } from "./turn-log.ts";
 
 // `npm run status`: what an operator wants to know first, in plain words. Everything is read from
 // files (openclaw.json, the install record, our log file, the index cache); the openclaw CLI is
 // asked only whether the gateway sees the hooks as eligible.
-
-export type LogRecord = { time?: number; level?: number; msg?: string; name?: string; event?: string; sessionType?: string; [key: string]: unknown };
 
 export type HookStatus = { name: string; enabled: boolean; why: string; eligibility?: HookEligibility };
 export type UnitStatus = { id: string; installed: boolean; detail: string };
@@ -50,9 +52,13 @@ export type StatusReport = {
   logFile?: string;
   units: UnitStatus[];
   hooks: HookStatus[];
+  /** Each config entry openclaw.json has for us (the plugin's, the hooks'), checked now: the keys ignored and why. */
   configNow: Record<string, ConfigIssue[]>;
+  /** `openclaw config validate`: what OpenClaw rejects in openclaw.json (asked only with the CLI). */
+  openclawRejects?: string[];
   configLogged: (ConfigIssue & { time?: string })[];
-  decisions: Record<string, { time?: string; hook?: string; summary: string }[]>;
+  /** The last turns our log records, newest first (--last). */
+  turns: TurnSummary[];
   index: { dir: string; files: IndexFileStatus[] };
   /** Facts captured today from "remember that …" (memory/YYYY-MM-DD.md, UTC day). */
   captured: { file: string; facts: { statement: string; tag: string; source?: string; mentions?: number; superseded: boolean; capturedAt: string }[] };
@@ -80,35 +86,12 @@ export function readLogTail(file: string, maxBytes = MAX_LOG_TAIL_BYTES): LogRec
   let budget = maxBytes;
   for (const candidate of [file, `${file}.1`, `${file}.2`, `${file}.3`]) {
     if (budget <= 0) break;
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(candidate);
-    } catch {
-      continue;
-    }
-    if (!stat.isFile()) continue;
-    const length = Math.min(stat.size, budget);
-    const buffer = Buffer.alloc(length);
-    const fd = fs.openSync(candidate, "r");
-    try {
-      fs.readSync(fd, buffer, 0, length, stat.size - length);
-    } finally {
-      fs.closeSync(fd);
-    }
-    budget -= length;
-    chunks.unshift(buffer.toString("utf8"));
+    const tail = readTailSync(candidate, budget);
+    if (tail === undefined) continue;
+    budget -= Buffer.byteLength(tail);
+    chunks.unshift(tail);
   }
-  const records: LogRecord[] = [];
-  for (const line of chunks.join("\n").split("\n")) {
-    if (!line.startsWith("{")) continue;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      if (isObject(parsed)) records.push(parsed as LogRecord);
-    } catch {
-      // a line cut by the byte cap or by rotation
-    }
-  }
-  return records;
+  return parseLogLines(chunks.join("\n"));
 }
 
 function iso(time: unknown): string | undefined {
@@ -122,24 +105,6 @@ function hookEnabled(cfg: Record<string, unknown> | undefined, name: string): { 
   if (entry?.enabled === true) return { enabled: true, why: `hooks.internal.entries.${name}.enabled is true` };
   if (entry?.enabled === false) return { enabled: false, why: `hooks.internal.entries.${name}.enabled is false` };
   return { enabled: false, why: `no hooks.internal.entries.${name}.enabled in openclaw.json (installed hooks need it)` };
-}
-
-/** What each session type got lately: the decision records of both hooks. */
-export function recentDecisions(records: LogRecord[], perType: number): StatusReport["decisions"] {
-  const byType: StatusReport["decisions"] = {};
-  for (let i = records.length - 1; i >= 0; i -= 1) {
-    const record = records[i];
-    const isDecision = record.event === "aci-bootstrap.decision" || record.event === "ethos-context.decision" || record.msg === "memory context for this turn";
-    if (!isDecision || typeof record.sessionType !== "string") continue;
-    const list = (byType[record.sessionType] ??= []);
-    if (list.length >= perType * 2) continue;
-    const summary =
-      record.msg === "memory context for this turn"
-        ? `ethos-context: ${String(record.injected ?? 0)} memories injected (${String(record.reason ?? "?")}), ${String(record.chars ?? 0)} chars`
-        : String(record.msg ?? record.event);
-    list.push({ time: iso(record.time), hook: record.name, summary });
-  }
-  return byType;
 }
 
 /** Config problems the gateway logged at its last load of each hook's entry. */
@@ -201,8 +166,11 @@ function indexStatus(dir: string): StatusReport["index"] {
 export async function collectStatus(params: {
   configPath: string;
   workspace: string;
+  /** The openclaw CLI: an executable, or the entry file of the CLI running `openclaw context status`. */
   cli?: string;
-  decisionsPerType?: number;
+  insideOpenClaw?: boolean;
+  /** How many of the last turns to show (default 5). */
+  lastTurns?: number;
   env?: NodeJS.ProcessEnv;
   now?: Date;
 }): Promise<StatusReport> {
@@ -230,18 +198,14 @@ export async function collectStatus(params: {
     units.push({ id: "hook-pack", installed: Boolean(found), detail: found ? `found at ${found} (not installed by install-hooks: no install record)` : `not installed (looked in ${candidates.join(" and ")})` });
   }
 
-  const eligibility = params.cli ? await hookEligibility(params.cli, params.configPath, { attempts: 1 }) : undefined;
+  // The CLI's entry file (`openclaw context status`) or an executable (`npm run status`).
+  const run = params.cli ? (args: string[]) => runCli(params.cli!, args, { configPath: params.configPath, env }, 180_000) : undefined;
+  const eligibility = run ? await hookEligibility(params.cli!, params.configPath, { attempts: 1, run }) : undefined;
   const hooks = HOOK_NAMES.map((name) => ({ name, ...hookEnabled(cfg, name), eligibility: eligibility?.find((row) => row.name === name) }));
 
-  // Validate the entries as they are now, without writing to the log.
-  setLogDestination({ write: () => true } as never);
-  const configNow: StatusReport["configNow"] = {};
-  try {
-    configNow[HOOK_KEYS.aciBootstrap] = aciBootstrapIssues(cfg);
-    configNow[HOOK_KEYS.ethosContext] = parseEthosContextConfig(resolveHookConfig(cfg as OpenClawConfig | undefined, HOOK_KEYS.ethosContext)).issues;
-  } finally {
-    setLogDestination(undefined);
-  }
+  const configNow = configIssuesNow(cfg as OpenClawConfig | undefined);
+  // Inside `openclaw context status` OpenClaw has already accepted the file (or this would not run).
+  const openclawRejects = run && !params.insideOpenClaw ? await openClawConfigIssues(run) : undefined;
 
   const logFile = hookLogFile(env);
   const records = logFile ? readLogTail(logFile) : [];
@@ -252,8 +216,9 @@ export async function collectStatus(params: {
     units,
     hooks,
     configNow,
+    ...(openclawRejects && openclawRejects.length > 0 ? { openclawRejects } : {}),
     configLogged: lastLoggedConfigIssues(records),
-    decisions: recentDecisions(records, params.decisionsPerType ?? 3),
+    turns: recentTurns(records, params.lastTurns ?? 5),
     index: indexStatus(defaultIndexCacheDir(env)),
     ...(record?.migratedFrom ? { migratedFrom: record.migratedFrom } : {}),
     pluginPackage: pluginPackageStatus(cfg as OpenClawConfig | undefined, env),
@@ -293,11 +258,6 @@ async function recentForgets(workspace: string): Promise<StatusReport["forgotten
     .slice(-RECENT_FORGETS)
     .reverse()
     .map(({ record, undoneAt }) => ({ id: record.id, ts: record.ts, origin: record.origin, facts: record.facts.map((f) => f.preview), undo: record.undo, ...(undoneAt ? { undoneAt } : {}) }));
-}
-
-function aciBootstrapIssues(cfg: Record<string, unknown> | undefined): ConfigIssue[] {
-  const entry = resolveHookConfig(cfg as OpenClawConfig | undefined, HOOK_KEYS.aciBootstrap);
-  return parseConfigOrDefaults(aciBootstrapConfigSchema, entry, `hooks.internal.entries.${HOOK_KEYS.aciBootstrap}`).issues;
 }
 
 function bytes(n: number): string {
@@ -346,8 +306,12 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
     out.push("  memory delivery: ethos-context hook: a record in Project Context");
   }
   out.push("", "Config (openclaw.json as it is now)");
-  for (const [hook, issues] of Object.entries(report.configNow)) {
-    out.push(issues.length === 0 ? `  ${hook}: ok` : `  ${hook}: ${issues.length} key(s) ignored, the other settings apply:`);
+  if (report.openclawRejects) {
+    out.push("  OpenClaw rejects openclaw.json (openclaw config validate): the gateway will not start until this is fixed:");
+    for (const issue of report.openclawRejects) out.push(`    - ${issue}`);
+  }
+  for (const [entry, issues] of Object.entries(report.configNow)) {
+    out.push(issues.length === 0 ? `  ${entry}: ok` : `  ${entry}: ${issues.length} key(s) ignored, the other settings apply:`);
     for (const issue of issues) out.push(`    - ${issue.key}: ${issue.reason}`);
   }
   out.push("", `Config errors the gateway logged at its last load${report.logFile ? ` (${report.logFile})` : ""}`);
@@ -359,13 +323,10 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
   for (const warning of shared.warnings) out.push(`  WARNING ${warning.channel}: ${warning.reason}. Turns that name their sender are decided by it; an agent RPC turn or a heartbeat is not. session.dmScope "per-channel-peer" gives each person a session of their own`);
   if (shared.warnings.length === 0) out.push("  the main session is the owners' only (or session.dmScope keeps DMs apart)");
   out.push("", ...formatSoulCheck(report.soul, now));
-  out.push("", "Recent decisions per session type");
+  out.push("", "Last turns, newest first (--last <n>)");
   if (!report.logFile) out.push("  file logging is off (OPENCLAW_CONTEXT_LOG_FILE=off)");
-  else if (Object.keys(report.decisions).length === 0) out.push(`  none logged yet in ${report.logFile}`);
-  for (const [type, list] of Object.entries(report.decisions)) {
-    out.push(`  ${type}`);
-    for (const decision of list) out.push(`    ${decision.time ? ago(decision.time, now) : ""}  ${decision.summary}`);
-  }
+  else if (report.turns.length === 0) out.push(`  none logged yet in ${report.logFile}`);
+  out.push(...formatTurns(report.turns, (time) => ago(new Date(time).toISOString(), now)));
   out.push("", `Memory index (${report.index.dir})`);
   if (report.index.files.length === 0) out.push("  no saved index yet (it is built on the first turn that needs memory)");
   for (const file of report.index.files) {

@@ -60,9 +60,10 @@ export function register(api: PluginApi): void {
       if (full) log().info({ hostVersion }, `stands aside on OpenClaw ${hostVersion ?? "(unknown version)"}: install the hook pack there (npm run install-hooks)`);
       return;
     }
-    // The config, read once: a bad key is reported once with its path, every valid key applies.
-    const { config, error } = parsePluginConfig(api.pluginConfig);
-    if (error && full) log().error({ error }, "invalid plugin config: the bad keys are ignored, every valid one applies");
+    // The config, read once per registration; every valid key applies. Each bad key is logged by
+    // the gateway's "full" registration only: "discovery" follows it in the gateway and is the only
+    // one in a CLI run (`openclaw context …`, where status and doctor report the config themselves).
+    const { config } = parsePluginConfig(api.pluginConfig, { report: full });
     if (!config.enabled) {
       if (full) log().info({}, "enabled: false: OpenClaw's default bootstrap files, no memory");
       return;
@@ -116,6 +117,9 @@ export function register(api: PluginApi): void {
     }
   }
 }
+
+// `openclaw doctor` reads these through doctor-contract-api.js, next to index.js in the package.
+export { legacyConfigRules, normalizeCompatibilityConfig } from "./doctor-contract.ts";
 
 export default {
   id: PLUGIN_ID,

@@ -58,8 +58,7 @@ export function createPluginTurns(input: PluginTurnsInput) {
     if (!memoryOn()) return undefined;
     const { classification } = context.turns.turn(turn.sessionKey, cfg());
     const { sessionKey, prompt, workspaceDir, turnKey, window } = turn;
-    const result = await memory.buildTurnContext({ sessionKey, cfg: cfg(), text: prompt, workspaceDir, turnKey, waitMs: config.waitMs, window, classification });
-    if (!result.block) log().info({ sessionType: result.sessionType, status: result.status, reason: result.reason, delivery: "runtime-carrier" }, "no memory for this turn");
+    const result = await memory.buildTurnContext({ sessionKey, cfg: cfg(), text: prompt, workspaceDir, turnKey, waitMs: config.waitMs, window, classification, delivery: "runtime-carrier" });
     return result.block;
   }
 
@@ -112,7 +111,7 @@ export function createPluginTurns(input: PluginTurnsInput) {
         const prepend: string[] = [];
         if (fixed.prependContext) prepend.push(fixed.prependContext);
 
-        const delivery = memoryDeliveryFor({ engineSelected: selection.kind === "ours", modelId: text(ctx.modelId) });
+        const delivery = memoryDeliveryFor({ engineSelected: selection.kind === "ours", modelId: text(ctx.modelId), otherEngine: selection.kind === "other" });
         if (!memoryOn() || delivery === "runtime-carrier") {
           // Off, or the context engine's assemble() already added this turn's carrier (it runs first).
         } else if (trigger === "user") {
@@ -122,9 +121,9 @@ export function createPluginTurns(input: PluginTurnsInput) {
           // No budget reaches this hook (2026.9.6): the model's window from openclaw.json, less the history.
           const modelWindow = modelContextWindow(cfg(), { agentId: classification.agentId, provider: text(ctx.modelProviderId), modelId: text(ctx.modelId) });
           const window = hostWindow(modelWindow, estimateMessagesTokens(event.messages), "model-config");
-          const turn = await memory.buildTurnContext({ sessionKey, cfg: cfg(), text: messageText(message), workspaceDir, turnKey, waitMs: config.waitMs, window, classification });
-          if (turn.block) prepend.push(turn.block);
-          else log().info({ sessionType: turn.sessionType, status: turn.status, reason: turn.reason }, "no memory for this turn");
+          const turn = await memory.buildTurnContext({ sessionKey, cfg: cfg(), text: messageText(message), workspaceDir, turnKey, waitMs: config.waitMs, window, classification, delivery });
+          if (turn.block && delivery === "append-system-context") result.appendSystemContext = [result.appendSystemContext, turn.block].filter(Boolean).join("\n\n");
+          else if (turn.block) prepend.push(turn.block);
         } else {
           log().debug({ trigger, sessionType: classification.type }, "not a user turn: no memory");
         }

@@ -18,6 +18,7 @@ import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
 import { startGateway } from "./gateway.ts";
 import type { Gateway } from "./gateway.ts";
+import { openclaw as openclawOn } from "./operator-checks.ts";
 
 const run = promisify(execFile);
 const VERSION = "2026.9.6";
@@ -40,25 +41,7 @@ describe.sequential(`openclaw context <command> from the packed plugin on a real
   const observed: Observations = {};
 
   /** `openclaw …` with this gateway's state: stdout, stderr and the exit code, failing or not. */
-  function openclaw(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: gw.home,
-      OPENCLAW_STATE_DIR: gw.stateDir,
-      OPENCLAW_CONFIG_PATH: gw.configPath,
-      OPENCLAW_CONTEXT_LOG_FILE: path.join(gw.root, "openclaw-context.log"),
-      OPENCLAW_CLI: "",
-      NO_COLOR: "1",
-      PATH: `${path.dirname(gw.installed.nodeBin)}${path.delimiter}${process.env.PATH ?? ""}`,
-    };
-    for (const key of ["NODE_OPTIONS", "VITEST", "VITEST_POOL_ID", "VITEST_WORKER_ID"]) delete env[key];
-    return new Promise((resolve) => {
-      execFile(gw.installed.nodeBin, [gw.installed.openclawEntry, ...args], { env, timeout: CLI_TIMEOUT_MS, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      });
-    });
-  }
+  const openclaw = (args: string[]) => openclawOn(gw, args, CLI_TIMEOUT_MS);
 
   beforeAll(async () => {
     buildDir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-context-commands-"));
@@ -136,12 +119,21 @@ describe.sequential(`openclaw context <command> from the packed plugin on a real
     observed.registerCliExitCode = "process.exitCode kept (0, 1, 2)";
   });
 
-  it("`openclaw context status` says the package is installed and the hook pack is not needed", { timeout: 300_000 }, async () => {
+  it("`openclaw context status` says the plugin is installed and the hook pack is not needed", { timeout: 300_000 }, async () => {
     const status = await openclaw(["context", "status", "--no-cli"]);
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain(`plugin package ${PLUGIN_ID}: installed at ${path.join(gw.stateDir, "extensions", PLUGIN_ID)} (openclaw plugins install)`);
-    expect(status.stdout).toContain("hook-pack: not installed, and not needed: the plugin package does its work");
+    expect(status.stdout).toContain(`plugin ${PLUGIN_ID}: installed at ${path.join(gw.stateDir, "extensions", PLUGIN_ID)} (openclaw plugins install)`);
+    expect(status.stdout).toContain("hook-pack: not installed, and not needed: the plugin does its work");
     expect(status.stdout).not.toMatch(/hook-pack: not installed \(looked in/);
+  });
+
+  it("`openclaw context doctor` on a plain `openclaw plugins install` (no conversation access, legacy slot) names both problems with their fixes, exit 1", { timeout: 300_000 }, async () => {
+    const doctor = await openclaw(["context", "doctor"]);
+    expect(doctor.stdout).toContain("ok    version: OpenClaw 2026.9.6: served by the plugin");
+    expect(doctor.stdout).toContain("WARN  context engine: plugins.slots.contextEngine is legacy");
+    expect(doctor.stdout).toContain(`FAIL  context engine: plugins.entries.${PLUGIN_ID}.hooks.allowConversationAccess is not true`);
+    expect(doctor.stdout).toContain(`fix: openclaw config set plugins.entries.${PLUGIN_ID}.hooks.allowConversationAccess true, then openclaw gateway restart`);
+    expect(doctor.code).toBe(1);
   });
 
   it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {

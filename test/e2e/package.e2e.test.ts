@@ -1,13 +1,14 @@
-// The packaged plugin end to end on a real OpenClaw 2026.9.6 gateway (issue 18):
-// `npm run build:plugin` + `npm pack` → `npm run install-hooks -- --plugin <tarball>` (saves openclaw.json,
-// which has an operator's comments, then `openclaw plugins install <tarball> --force
-// --accept-capabilities`) → a main-session turn gets the session-aware file set and the memory fact →
-// `openclaw context status` → the rollback (`config.enabled false`): the next turn is OpenClaw's
-// default → `openclaw context uninstall`: openclaw.json is byte for byte what it was before the
-// install → the next turn is OpenClaw's default. What it relies on is in HOOK_ASSUMPTIONS.md
-// ("Plugin package"). The hook pack and the companion plugin are not installed: the tarball is the
-// only artifact.
-import crypto from "node:crypto";
+// The packaged plugin end to end on a real OpenClaw 2026.9.6 gateway (issues 18, 27):
+// `npm run build:plugin` + `npm pack` → `npm run install-hooks -- --plugin <tarball> --config <file>`
+// (saves openclaw.json, which has an operator's comments, then `openclaw plugins install <tarball>
+// --force --accept-capabilities`, conversation access and the slot) → a main-session turn gets the
+// session-aware file set and the memory fact → `openclaw context status` → `openclaw logs` has the
+// turn → `openclaw context doctor` (healthy: 0; another engine in the slot: 3) → a typo'd key (the
+// gateway starts, status, doctor and `openclaw logs` name it) → the rollback (`config.enabled
+// false`): the next turn is OpenClaw's default → `openclaw context uninstall --purge`: openclaw.json
+// is byte for byte what it was before the install, no bundle state is left, the memory files are
+// untouched → the next turn is OpenClaw's default. What it relies on is in HOOK_ASSUMPTIONS.md
+// ("Plugin package", "Plugin config and logs"). The tarball is the only artifact.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -20,12 +21,12 @@ import { runOpsScript } from "../unit/ops-run-script.ts";
 import { assumptionMismatches } from "./assumptions.ts";
 import type { Observations } from "./assumptions.ts";
 import { operatorEnv, startGateway } from "./gateway.ts";
+import { configTypo, doctorHealthyThenOtherEngine, logsShowTurn, mainTurn, uninstallPurge } from "./operator-checks.ts";
 import type { Gateway, TurnResult } from "./gateway.ts";
 
 const run = promisify(execFile);
 const VERSION = "2026.9.6";
 const PLUGIN_ID = "openclaw-context";
-const MAIN = "agent:main:main";
 const FACT = "Halcyon Drift";
 const BUNDLE_MAIN = ["SOUL.md", "USER.md", "TOOLS_COMPACT.md"];
 /** An operator's comments: OpenClaw's install strips them, `openclaw context uninstall` must bring them back. */
@@ -58,12 +59,13 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
   const observed: Observations = {};
 
   /** chat.send, the model request, then the end of the run (the next step starts on a finished turn). */
-  async function turn(text: string): Promise<TurnResult> {
-    const result = await gw.chatSend(MAIN, `${text} ${crypto.randomBytes(3).toString("hex")}`, 600_000);
-    const runId = (result.cliJson as { runId?: unknown } | undefined)?.runId;
-    if (typeof runId === "string") await gw.call("agent.wait", { runId, timeoutMs: 600_000 }, { timeoutMs: 605_000 });
-    return result;
-  }
+  const turn = (text: string): Promise<TurnResult> => mainTurn(gw, text);
+  /** The main turn the plugin serves: the session-aware set, the memory fact on the user side only. */
+  const expectServed = (served: TurnResult) => {
+    expect(injected(served, gw.workspaceDir)).toEqual(BUNDLE_MAIN);
+    expect(gw.model.userTextOf(served.request)).toContain(FACT);
+    expect(served.systemPrompt).not.toContain(FACT);
+  };
 
   beforeAll(async () => {
     buildDir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-context-package-"));
@@ -102,10 +104,10 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     expect(JSON.stringify(before.request.body)).not.toContain(FACT);
   });
 
-  it("`npm run install-hooks -- --plugin <tarball>` saves openclaw.json and runs `openclaw plugins install <tarball> --force --accept-capabilities`; the next main turn gets the session-aware set and the memory fact", { timeout: 900_000 }, async () => {
+  it("`npm run install-hooks -- --plugin <tarball> --config <file>` saves openclaw.json and runs `openclaw plugins install <tarball> --force --accept-capabilities`; the next main turn gets the session-aware set and the memory fact", { timeout: 900_000 }, async () => {
     configBefore = fs.readFileSync(gw.configPath, "utf8");
     expect(configBefore).toContain(OPERATOR_COMMENT);
-    const result = await runOpsScript("install.ts", ["--plugin", tarball], shellEnv, 600_000);
+    const result = await runOpsScript("install.ts", ["--plugin", tarball, "--config", gw.configPath], shellEnv, 600_000);
     expect(result.stderr).not.toMatch(/FAILED|error/);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`openclaw plugins install ${tarball} --force --accept-capabilities`);
@@ -123,21 +125,26 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     expect(gw.logs()).toContain(`[${PLUGIN_ID}] serving OpenClaw ${VERSION}; memory delivery: runtime-context carrier through context engine ${PLUGIN_ID}`);
 
     const served = await turn("What is my sailboat named, and where is it moored?");
-    expect(injected(served, gw.workspaceDir)).toEqual(BUNDLE_MAIN);
-    expect(gw.model.userTextOf(served.request)).toContain(FACT);
-    expect(served.systemPrompt).not.toContain(FACT);
+    expectServed(served);
     observed.registerHookBootstrap = injected(served, gw.workspaceDir).join(", ");
   });
 
-  it("`openclaw context status` prints the plugin's switches, its memory channel and the decisions of that turn", { timeout: 300_000 }, async () => {
-    const out = await gw.cli(["context", "status", "--no-cli"], 240_000);
-    expect(out).toContain(`Plugin package (${PLUGIN_ID})`);
+  it("`openclaw context status --last 1` prints the plugin's switches, its memory channel and that turn: its files and its memory", { timeout: 300_000 }, async () => {
+    const out = await gw.cli(["context", "status", "--no-cli", "--last", "1"], 240_000);
+    expect(out).toContain(`Plugin (${PLUGIN_ID})`);
     expect(out).toContain("switches: enabled true, bootstrap true, memory true");
     expect(out).toContain(`memory delivery: runtime-context carrier through context engine ${PLUGIN_ID}`);
     expect(out).toContain("openclaw-context status");
-    expect(out).toMatch(/Recent decisions per session type\n {2}MAIN_SESSION\n/);
-    observed.registerCliCommand = out.includes(`Plugin package (${PLUGIN_ID})`) ? "openclaw context status" : "missing";
+    expect(out).toMatch(/Last turns, newest first \(--last <n>\)\n {2}.* MAIN_SESSION \(main\) session [0-9a-f]{10}\n {6}files: SOUL\.md, USER\.md, TOOLS_COMPACT\.md;.*\n {6}memory: 1 memor(y|ies) delivered as the runtime-context carrier/);
+    observed.registerCliCommand = out.includes(`Plugin (${PLUGIN_ID})`) ? "openclaw context status" : "missing";
   });
+
+  it("one place to look: `openclaw logs` has that turn's bootstrap decision and memory delivery, and a capture", { timeout: 900_000 }, () => logsShowTurn(gw, observed));
+
+  it("`openclaw context doctor` exits 0 on the healthy install, 3 with another engine in the slot (and explains the trade-off)", { timeout: 900_000 }, () => doctorHealthyThenOtherEngine(gw));
+
+  it("a typo'd key never stops the gateway: the turn is served, status and doctor name the key with did-you-mean, `openclaw logs` has it once", { timeout: 1_200_000 }, () =>
+    configTypo(gw, observed, expectServed));
 
   it("the rollback (`openclaw config set plugins.entries.openclaw-context.config.enabled false`): the next turn is OpenClaw's default, without memory", { timeout: 900_000 }, async () => {
     await gw.cli(["config", "set", `plugins.entries.${PLUGIN_ID}.config.enabled`, "false"], 120_000);
@@ -149,9 +156,8 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     expect(JSON.stringify(after.request.body)).not.toContain(FACT);
   });
 
-  it("`openclaw context uninstall`: OpenClaw's uninstall, then openclaw.json byte for byte as before the install (comments included); the next turn is OpenClaw's default", { timeout: 900_000 }, async () => {
-    const out = await gw.cli(["context", "uninstall"], 300_000);
-    expect(out).toContain("Uninstalled.");
+  it("`openclaw context uninstall --purge`: OpenClaw's uninstall, openclaw.json byte for byte as before the install (comments included), no bundle state left, memory untouched; the next turn is OpenClaw's default", { timeout: 900_000 }, async () => {
+    const out = (await uninstallPurge(gw)).stdout;
     observed.packageUninstallEntryLeft = /it left plugins\.entries\.openclaw-context = (.+)$/m.exec(out)?.[1] ?? "not reported";
     expect(fs.readFileSync(gw.configPath, "utf8")).toBe(configBefore);
     observed.packageUninstallExactRestore = "yes";
@@ -159,11 +165,12 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     expect(fs.existsSync(path.join(gw.stateDir, "openclaw-context.install-state.json"))).toBe(false);
     // OpenClaw's own install record (state database) went with its uninstall.
     await expect(gw.cli(["plugins", "inspect", PLUGIN_ID], 120_000)).rejects.toThrow();
+    const logsBefore = gw.logs().length;
     await gw.restart();
     const after = await turn("What is my sailboat named, and where is it moored?");
     expect(injected(after, gw.workspaceDir)).toEqual(defaultFiles);
     expect(JSON.stringify(after.request.body)).not.toContain(FACT);
-    expect(gw.logs().split("\n").filter((line) => line.includes(`[${PLUGIN_ID}] serving`))).toHaveLength(1);
+    expect(gw.logs().slice(logsBefore)).not.toContain(`[${PLUGIN_ID}] serving`);
   });
 
   it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {
@@ -176,6 +183,10 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
       "packageInstallRecord",
       "packageUninstallEntryLeft",
       "packageUninstallExactRestore",
+      "pluginConfigSetTypo",
+      "pluginConfigTypoGateway",
+      "pluginConfigTypoLoggedOnce",
+      "pluginLoggerInOpenclawLogs",
       "registerCliCommand",
       "registerHookBootstrap",
     ]);

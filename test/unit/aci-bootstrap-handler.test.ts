@@ -193,7 +193,7 @@ describe("guards", () => {
     expect(names(event.context.bootstrapFiles)).toEqual(["SOUL.md", "USER.md", "BOOTSTRAP.md", "TOOLS_COMPACT.md"]);
     const errors = logEntries().filter((entry) => entry.level === 50);
     expect(errors).toHaveLength(1);
-    expect(String(errors[0].error)).toContain("hooks.internal.entries.aci-bootstrap.fileSets");
+    expect(String(errors[0].key)).toContain("hooks.internal.entries.aci-bootstrap.fileSets");
     expect(decisions()[0].configOk).toBe(false);
   });
 });

@@ -80,7 +80,7 @@ describe("config errors name the key; only the bad key (or list entry) is droppe
     expect(policy.sets).toEqual(expected);
     const errors = errorsLogged();
     expect(errors).toHaveLength(1);
-    expect(errors[0].error).toContain(keyPath);
+    expect(errors[0].msg).toContain(keyPath);
   });
 
   it("explains why MEMORY.md is refused", () => {

@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveBootstrapPolicy } from "../../src/bootstrap/policy.ts";
-import { parseEthosContextConfig } from "../../src/context/config.ts";
-import { CONFIG_ISSUE_EVENT, suggestKey } from "../../src/core/config.ts";
+import { EthosContextConfigSchema, parseEthosContextConfig } from "../../src/context/config.ts";
+import { CONFIG_ISSUE_EVENT, parseConfigOrDefaults, suggestKey } from "../../src/core/config.ts";
 import { setLogDestination } from "../../src/core/log.ts";
 
 let lines: Record<string, unknown>[] = [];
@@ -87,6 +87,35 @@ describe("hook config: strict on unknown keys, every valid key kept", () => {
     expect(result.ok).toBe(false);
     expect(result.config.searchTopK).toBeUndefined(); // the default: unset, the budget decides
     expect(String(issuesLogged()[0].msg)).toContain("using the defaults for the whole entry");
+  });
+});
+
+describe("once per load, and what passed", () => {
+  it("the same entry parsed again (a second registration, another reader) logs nothing new; a changed entry logs its issues", () => {
+    parseEthosContextConfig({ serchTopK: 5 });
+    parseEthosContextConfig({ serchTopK: 5 });
+    expect(issuesLogged().map((line) => line.key)).toEqual(["hooks.internal.entries.ethos-context.serchTopK"]);
+    parseEthosContextConfig({ serchTopK: 5, triag: false });
+    expect(issuesLogged()).toHaveLength(3);
+    // Fixed, then broken the same way again: a new load, logged again.
+    parseEthosContextConfig({});
+    parseEthosContextConfig({ serchTopK: 5 });
+    expect(issuesLogged()).toHaveLength(4);
+  });
+
+  it("report: false returns the issues without logging them", () => {
+    const result = parseConfigOrDefaults(EthosContextConfigSchema, { serchTopK: 5 }, "x", "ethos-context", { report: false });
+    expect(result.issues).toEqual([{ key: "x.serchTopK", reason: "unknown key (did you mean searchTopK?)" }]);
+    expect(issuesLogged()).toEqual([]);
+  });
+
+  it("`input` is what the operator wrote minus every dropped key: parsed again it has no issue", () => {
+    const raw = { serchTopK: 5, awaitTimeoutMs: 100, scope: { ownerIds: ["1", 2, "3"], sessionTypez: [] } };
+    const result = parseEthosContextConfig(raw);
+    expect(result.input).toEqual({ awaitTimeoutMs: 100, scope: { ownerIds: ["1", "3"] } });
+    expect(raw.scope.ownerIds).toEqual(["1", 2, "3"]); // the operator's object is not touched
+    expect(parseConfigOrDefaults(EthosContextConfigSchema, result.input, "y", "ethos-context", { report: false }).issues).toEqual([]);
+    expect(parseEthosContextConfig("verbose").input).toEqual({});
   });
 });
 

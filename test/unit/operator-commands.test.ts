@@ -105,7 +105,7 @@ describe("one command table, two entry points", () => {
     const group = contextGroup();
     expect(group.description).toBe(CONTEXT_COMMAND.description);
     // The clone's commands, then the plugin's own uninstall (no npm script: a clone has install-hooks --uninstall).
-    expect(group.children.map((c) => c.name)).toEqual(["status", "explain", "memory", "baseline", "backup", "rollback", "draft-tools", "check-tools", "compress-wisdom", "soul-instructions", "maintain", "uninstall"]);
+    expect(group.children.map((c) => c.name)).toEqual(["status", "doctor", "explain", "memory", "baseline", "backup", "rollback", "draft-tools", "check-tools", "compress-wisdom", "soul-instructions", "maintain", "uninstall"]);
     for (const command of OPERATOR_COMMANDS) {
       const wrapper = fs.readFileSync(path.join(REPO_ROOT, "scripts", scriptFileOf(command.name)), "utf8");
       expect(wrapper).toMatch(new RegExp(`await runAsScript\\(\\w+\\);\\s*$`));

@@ -50,6 +50,11 @@ if (args[0] === "hooks" && args[1] === "--help") {
 } else if (args[0] === "hooks" && args[1] === "list") {
   const blocked = process.env.FAKE_OPENCLAW_BLOCKED;
   console.log(JSON.stringify({ hooks: ["aci-bootstrap", "ethos-context", "session-memory"].map((name) => ({ name, source: "openclaw-managed", loadable: name !== blocked, blockedReason: name === blocked ? "disabled in config" : undefined })) }));
+} else if (args[0] === "config" && args[1] === "validate") {
+  // Like 2026.9.6: {valid, issues} as JSON, exit 1 when invalid (FAKE_OPENCLAW_INVALID="<path>: <message>").
+  const invalid = process.env.FAKE_OPENCLAW_INVALID;
+  console.log(JSON.stringify(invalid ? { ok: false, valid: false, issues: [{ path: invalid.split(": ")[0], message: invalid.split(": ").slice(1).join(": ") }] } : { ok: true, valid: true }));
+  if (invalid) process.exit(1);
 } else if (args[0] === "gateway" && args[2] === "chat.send") {
   console.log(JSON.stringify({ runId: "r1", status: "started" }));
 } else if (args[0] === "gateway" && args[2] === "chat.history") {

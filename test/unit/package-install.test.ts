@@ -3,6 +3,7 @@
 // (HOOK_ASSUMPTIONS.md "Plugin package"): install strips comments and adds `meta` and our entry,
 // `config set` writes a key, uninstall removes the folder and the slot and leaves
 // `plugins.entries.openclaw-context: { enabled: false }`. The real CLI: test/e2e/package.e2e.test.ts.
+import crypto from "node:crypto";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -152,8 +153,73 @@ describe("npm run install-hooks on 2026.9 (the plugin) / openclaw context uninst
     const t = setup(`{ "plugins": { "slots": { "contextEngine": "lossless" } } }\n`);
     const installed = await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], t.env);
     expect(installed.stdout).toContain("plugins.slots.contextEngine is lossless: left as it is");
-    expect((await runOpsScript("install.ts", ["--uninstall", "--config", t.config], t.env)).code).toBe(0);
+    // The gateway ran a while: our state folder exists.
+    fs.mkdirSync(path.join(t.state, "openclaw-context", "logs"), { recursive: true });
+    const removed = await runOpsScript("install.ts", ["--uninstall", "--config", t.config], t.env);
+    expect(removed.code).toBe(0);
     expect(fs.readFileSync(t.config, "utf8")).toBe(`{ "plugins": { "slots": { "contextEngine": "lossless" } } }\n`);
+    // Without --purge it says what stays and how to remove it; the last line is the one restart instruction.
+    expect(removed.stdout).toContain(`Left in place (openclaw-context's own state; --purge removes it):\n  - ${path.join(t.state, "openclaw-context")}: openclaw-context's state: its log and the memory index cache`);
+    expect(removed.stdout.trimEnd().split("\n").at(-1)).toBe("Uninstalled. RESTART NEEDED: a running gateway keeps what it has loaded until it restarts (openclaw gateway restart).");
+    expect(removed.stdout.match(/RESTART NEEDED/g)).toHaveLength(1);
+    expect(fs.existsSync(path.join(t.state, "openclaw-context"))).toBe(true);
+  });
+
+  it("--purge removes the bundle's own state (state folder, our openclaw.json backups, ETHOS_CONTEXT.md); your memory stays byte for byte", async () => {
+    const t = setup();
+    expect((await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], t.env)).code).toBe(0);
+    const ws = path.join(t.root, "ws");
+    const memory: Record<string, string> = {
+      "MEMORY.md": "- my sailboat is Halcyon Drift\n",
+      "memory/2026-11-26.md": "- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator -->\n",
+      "memory/.triage/2026-11-26.jsonl": '{"priority":true}\n',
+      "CORRECTIONS.md": "# Corrections\n",
+      "initiatives/adaptive-context-injection/backups/SOUL.md.bak": "soul\n",
+    };
+    for (const [rel, text] of Object.entries({ ...memory, "ETHOS_CONTEXT.md": "# Ethos context\n" })) {
+      fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+      fs.writeFileSync(path.join(ws, rel), text);
+    }
+    fs.mkdirSync(path.join(t.state, "openclaw-context", "memory-index"), { recursive: true });
+    fs.writeFileSync(path.join(t.state, "openclaw-context", "memory-index", "k.idx"), "OCIX");
+    const ourBackups = () => fs.readdirSync(t.root).filter((name) => /^openclaw\.json\.\d{8}T\d{6}Z(-\d+)?\.bak$/.test(name));
+    expect(ourBackups().length).toBeGreaterThan(0); // install's own edits of openclaw.json
+
+    const removed = await runOpsScript("install.ts", ["--uninstall", "--purge", "--config", t.config, "--workspace", ws], t.env);
+    expect(removed.stderr).not.toMatch(/error|FAILED/);
+    expect(removed.code).toBe(0);
+    expect(fs.readFileSync(t.config, "utf8")).toBe(CONFIG);
+    expect(fs.existsSync(path.join(t.state, "openclaw-context"))).toBe(false);
+    expect(ourBackups()).toEqual([]);
+    expect(fs.existsSync(path.join(ws, "ETHOS_CONTEXT.md"))).toBe(false);
+    for (const [rel, text] of Object.entries(memory)) expect([rel, fs.readFileSync(path.join(ws, rel), "utf8")]).toEqual([rel, text]);
+    expect(removed.stdout).toContain(`Removed (--purge):\n  - ${path.join(t.state, "openclaw-context")} (openclaw-context's state: its log and the memory index cache)`);
+    expect(removed.stdout).toContain(`Left in place (yours; never removed by uninstall):\n  - ${path.join(ws, "memory", ".triage")}`);
+    expect(removed.stdout).toContain(`  - ${path.join(ws, "CORRECTIONS.md")}: corrections captured from your messages; yours: kept`);
+    expect(removed.stdout).toContain("Your memory files (MEMORY.md, memory/*.md, including the facts captured there) are untouched.");
+    expect((await runOpsScript("install.ts", ["--purge", "--config", t.config], t.env)).code).toBe(2);
+  });
+
+  it("--purge keeps what undoes a forget: the forget log and the state dir's seal key stay, the rest of the state goes", async () => {
+    const t = setup();
+    expect((await runOpsScript("install.ts", ["--plugin", t.tarball, "--config", t.config], t.env)).code).toBe(0);
+    const ws = path.join(t.root, "ws");
+    fs.mkdirSync(path.join(ws, "memory"), { recursive: true });
+    fs.writeFileSync(path.join(ws, "memory", ".forgotten.jsonl"), '{"id":"fg-20261126-000001","undo":"sealed"}\n');
+    const stateDir = path.join(t.state, "openclaw-context");
+    fs.mkdirSync(path.join(stateDir, "logs"), { recursive: true });
+    fs.writeFileSync(path.join(stateDir, "logs", "openclaw-context.log"), "{}\n");
+    fs.writeFileSync(path.join(stateDir, "seal.key"), crypto.randomBytes(32));
+    const key = fs.readFileSync(path.join(stateDir, "seal.key"));
+
+    const removed = await runOpsScript("install.ts", ["--uninstall", "--purge", "--config", t.config, "--workspace", ws], t.env);
+    expect(removed.code).toBe(0);
+    expect(fs.existsSync(path.join(stateDir, "logs"))).toBe(false);
+    expect(fs.readFileSync(path.join(stateDir, "seal.key"))).toEqual(key);
+    expect(fs.existsSync(path.join(ws, "memory", ".forgotten.jsonl"))).toBe(true);
+    expect(removed.stdout).toContain(`Removed (--purge):\n  - ${path.join(stateDir, "logs")} (openclaw-context's state (its log, the memory index cache))`);
+    expect(removed.stdout).toContain(`  - ${path.join(stateDir, "seal.key")}: the key that unseals the undo data of forgets (memory/.forgotten.jsonl); yours: kept`);
+    expect(removed.stdout).toContain(`  - ${path.join(ws, "memory", ".forgotten.jsonl")}: what was forgotten`);
   });
 
   it("an operator's edit since install: only our keys go, the edit stays, the pre-install file is saved next to it", async () => {
@@ -244,11 +310,11 @@ describe("`openclaw context uninstall`: one more row of the package's command ta
     const { uninstallCommand } = await import("../../src/ops/commands/uninstall.ts");
     const { OPENCLAW_CONTEXT, runCommand } = await import("../../src/ops/commands/command.ts");
     expect(PLUGIN_COMMANDS.at(-1)).toBe(uninstallCommand);
-    expect(uninstallCommand.help(OPENCLAW_CONTEXT)).toMatch(/^Usage: openclaw context uninstall \[--config <openclaw\.json>\]/);
+    expect(uninstallCommand.help(OPENCLAW_CONTEXT)).toMatch(/^Usage: openclaw context uninstall \[--config <openclaw\.json>\] \[--workspace <dir>\] \[--purge\]/);
     const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {
-      expect(await runCommand(uninstallCommand, ["--workspace", "x"], OPENCLAW_CONTEXT)).toBe(2);
-      expect(stderr.mock.calls.map((call) => String(call[0])).join("")).toMatch(/^uninstall: .*--workspace/);
+      expect(await runCommand(uninstallCommand, ["--purge-all", "x"], OPENCLAW_CONTEXT)).toBe(2);
+      expect(stderr.mock.calls.map((call) => String(call[0])).join("")).toMatch(/^uninstall: .*--purge-all/);
     } finally {
       stderr.mockRestore();
     }

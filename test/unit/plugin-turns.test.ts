@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { flushContextFileWrites } from "../../src/context/context-file.ts";
 import { PluginConfigSchema } from "../../src/context/plugin-config.ts";
 import type { RetrieverFactory } from "../../src/context/service.ts";
+import { sessionTag } from "../../src/core/bounded-id.ts";
 import { setLogDestination } from "../../src/core/log.ts";
 import { hostVersionOf, pluginServesHost } from "../../src/host/version.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
@@ -107,9 +108,13 @@ describe("before_prompt_build: which channel carries what", () => {
     expect(searches).toEqual([]);
   });
 
-  it("logs why it injects nothing", async () => {
+  it("logs why it injects nothing: one memory line per turn, with its session tag (never the key)", async () => {
     await adapter().beforePromptBuild(event("ok"), ctx("agent:main:main"));
-    expect(lines.some((line) => line.includes("no memory for this turn") && line.includes("skipped"))).toBe(true);
+    const memory = lines.filter((line) => line.includes('"event":"memory.turn"'));
+    expect(memory).toHaveLength(1);
+    expect(memory[0]).toContain('"status":"skipped"');
+    expect(memory[0]).toContain(`"session":"${sessionTag("agent:main:main")}"`);
+    expect(memory[0]).not.toContain("agent:main:main");
   });
 
   it("never throws: a malformed event or context gives undefined", async () => {
@@ -134,7 +139,7 @@ describe("who sent the message (issue 24: identity by sender)", () => {
     const friend = await a.beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main", "user", "r-friend", { channel: "telegram", senderId: "5555" }));
     expect(friend).toBeUndefined();
     expect(searches).toEqual([]);
-    expect(lines.some((line) => line.includes("no memory for this turn") && line.includes("not-owner"))).toBe(true);
+    expect(lines.some((line) => line.includes('"event":"memory.turn"') && line.includes('"status":"out-of-scope"') && line.includes('"reason":"not-owner"'))).toBe(true);
     const owner = await a.beforePromptBuild(event("What is my sailboat called?"), ctx("agent:main:main", "user", "r-owner", { channel: "telegram", senderId: "4242" }));
     expect(owner?.prependContext).toContain(SAILBOAT.text);
   });

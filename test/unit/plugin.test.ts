@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { register } from "../../src/plugin/index.ts";
@@ -15,7 +16,8 @@ import { configView, createConfigViews, parsePluginConfig } from "../../src/cont
 import { createContextService } from "../../src/context/turn-service.ts";
 import { packageSection } from "../../src/ops/plugin-status.ts";
 import { dayFileFor } from "../../src/capture/capture.ts";
-import { buildPlugin } from "../../src/ops/build-plugin.ts";
+import { buildPlugin, packageReadme, pluginManifest } from "../../src/ops/build-plugin.ts";
+import { legacyConfigRules, normalizeCompatibilityConfig } from "../../src/plugin/doctor-contract.ts";
 import { waitForFileContaining } from "../e2e/wait-file.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
 
@@ -131,9 +133,9 @@ describe("plugin entry", () => {
   it("the plugin's option objects reach the services through a view of openclaw.json, which is not mutated", () => {
     const cfg = { hooks: { internal: { entries: { "aci-bootstrap": { enabled: true, mode: "operator" } } } } };
     const before = JSON.stringify(cfg);
-    const { config } = parsePluginConfig({ memory: false, aciBootstrap: { toolsCompact: false } });
+    const { config } = parsePluginConfig({ memory: false, aciBootstrap: { ownerIds: ["42"] } });
     const view = configView(cfg, config) as { hooks: { internal: { entries: Record<string, unknown> } } };
-    expect(view.hooks.internal.entries["aci-bootstrap"]).toEqual({ toolsCompact: false, enabled: true });
+    expect(view.hooks.internal.entries["aci-bootstrap"]).toEqual({ ownerIds: ["42"], enabled: true });
     expect(view.hooks.internal.entries["ethos-context"]).toEqual({ enabled: false });
     expect(JSON.stringify(cfg)).toBe(before);
   });
@@ -265,6 +267,140 @@ describe("the compiled plugin depends on no second artifact", () => {
       expect(code).not.toContain("service.ts");
       // The triage path is compiled in.
       expect(code).toContain("message triaged");
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("plugin config: a typo never stops anything and is named once, by the path the operator wrote", () => {
+  const typo = { memroy: true, waitMs: "slow", ethosContext: { serchTopK: 5, scope: { ownerIds: ["42"] } }, aciBootstrap: { ownerIdz: ["7"], ownerIds: ["7"] } };
+  const invalidLines = (lines: string[]) => lines.filter((line) => line.includes("invalid config"));
+
+  it("the gateway's registrations (full, then discovery) and the services that read the settings log each bad key once", async () => {
+    setLogDestination(undefined);
+    // A copy of the sample workspace: a memory turn writes ETHOS_CONTEXT.md into it.
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-typo-ws-"));
+    fs.cpSync(workspace, copy, { recursive: true });
+    try {
+      const full = fakeApi({ pluginConfig: typo });
+      register(full.api);
+      const discovery = fakeApi({ pluginConfig: typo, mode: "discovery" });
+      register(discovery.api);
+      // A turn: the bootstrap hook and before_prompt_build read the option objects through the view.
+      await full.got.hooks.find((hook) => hook.events.includes("agent:bootstrap"))!.handler(bootstrapEvent());
+      await discovery.got.on[0]!.handler({ prompt: "What is my sailboat named?" }, { sessionKey: "agent:main:main", workspaceDir: copy, trigger: "user" });
+      const logged = invalidLines([...full.got.lines, ...discovery.got.lines]);
+      expect(logged.map((line) => /invalid config (\S+): ([^;]+);/.exec(line)?.slice(1, 3).join(": ")).sort()).toEqual([
+        "plugins.entries.openclaw-context.config.aciBootstrap.ownerIdz: unknown key (did you mean ownerIds?)",
+        "plugins.entries.openclaw-context.config.ethosContext.serchTopK: unknown key (did you mean searchTopK?)",
+        "plugins.entries.openclaw-context.config.memroy: unknown key (did you mean memory?)",
+        "plugins.entries.openclaw-context.config.waitMs: Invalid input: expected number, received string",
+      ]);
+      expect(logged.join("\n")).not.toContain("hooks.internal.entries");
+      // Every valid key applies: the owner id and the group scope reached the services.
+      const { config } = parsePluginConfig(typo, { report: false });
+      expect(config.aciBootstrap).toEqual({ ownerIds: ["7"] });
+      expect(config.ethosContext).toEqual({ scope: { ownerIds: ["42"] } });
+      expect(config.waitMs).toBe(1000);
+    } finally {
+      setLogDestination(new Writable({ write: (_chunk, _enc, done) => done() }));
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it("a changed config logs its own issues again; the same one parsed again logs nothing", () => {
+    const lines: string[] = [];
+    setLogDestination(new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    try {
+      parsePluginConfig({ memroy: true });
+      parsePluginConfig({ memroy: true });
+      expect(invalidLines(lines)).toHaveLength(1);
+      parsePluginConfig({ memroy: true, bootstrp: false });
+      expect(invalidLines(lines)).toHaveLength(3);
+      parsePluginConfig({ memroy: true }, { report: false });
+      expect(invalidLines(lines)).toHaveLength(3);
+    } finally {
+      setLogDestination(new Writable({ write: (_chunk, _enc, done) => done() }));
+    }
+  });
+
+  it("an `openclaw context …` run (cli-metadata, then discovery) logs nothing about the config: status and doctor report it", () => {
+    setLogDestination(undefined);
+    try {
+      const meta = fakeApi({ pluginConfig: typo, mode: "cli-metadata" });
+      register(meta.api);
+      const discovery = fakeApi({ pluginConfig: typo, mode: "discovery" });
+      register(discovery.api);
+      expect(invalidLines([...meta.got.lines, ...discovery.got.lines])).toEqual([]);
+    } finally {
+      setLogDestination(new Writable({ write: (_chunk, _enc, done) => done() }));
+    }
+  });
+});
+
+describe("the manifest's configSchema: every option described, nothing OpenClaw could reject", () => {
+  const manifest = pluginManifest();
+  /** Every key any schema node carries (the schema's own vocabulary). */
+  const keywords = (node: Record<string, unknown>): string[] => [
+    ...Object.keys(node),
+    ...Object.values((node.properties as Record<string, Record<string, unknown>> | undefined) ?? {}).flatMap(keywords),
+  ];
+
+  it("open at every level: no type (the root aside), range, enum or pattern, and additionalProperties true", () => {
+    const schema = manifest.configSchema as Record<string, unknown>;
+    expect(schema.type).toBe("object");
+    expect(schema.additionalProperties).toBe(true);
+    const { type: _rootType, ...root } = schema;
+    expect([...new Set(keywords(root))].sort()).toEqual(["additionalProperties", "description", "properties"]);
+    const nested = (schema.properties as Record<string, Record<string, unknown>>).ethosContext!;
+    expect(nested.additionalProperties).toBe(true);
+    expect(Object.keys(nested.properties as object)).toContain("searchTopK");
+    expect((schema.properties as Record<string, Record<string, unknown>>).waitMs!.description).toContain("Default: 1000.");
+  });
+
+  it("describes each option in the package's README (no link into a repository the install does not have)", () => {
+    const readme = packageReadme();
+    for (const key of Object.keys((manifest.configSchema as { properties: object }).properties)) expect(readme).toContain(`| \`${key}\` |`);
+    expect(readme).toContain("searchTopK");
+    expect(JSON.stringify(manifest)).not.toMatch(/docs\/[\w-]+\.md/);
+  });
+});
+
+describe("the plugin's doctor contract (openclaw doctor / doctor --fix)", () => {
+  const cfg = () => ({ gateway: { port: 1 }, plugins: { entries: { "openclaw-context": { enabled: true, config: { memroy: true, memory: false, ethosContext: { serchTopK: 5, searchTopK: 3 } } } } } });
+
+  it("its one rule matches a config with keys the plugin ignores, and its message names them with did-you-mean", () => {
+    const [rule] = legacyConfigRules;
+    expect(rule!.path).toEqual(["plugins", "entries", "openclaw-context", "config"]);
+    expect(rule!.match(cfg().plugins.entries["openclaw-context"].config)).toBe(true);
+    expect(rule!.message).toBe(
+      "openclaw-context ignores memroy: unknown key (did you mean memory?); ethosContext.serchTopK: unknown key (did you mean searchTopK?). Every other setting applies; openclaw doctor --fix removes only these keys.",
+    );
+    expect(rule!.match({ memory: false })).toBe(false);
+  });
+
+  it("--fix removes exactly those keys: the entry, the valid settings and the rest of openclaw.json stay", () => {
+    const before = cfg();
+    const { config, changes } = normalizeCompatibilityConfig({ cfg: before });
+    expect(changes).toEqual([
+      "removed plugins.entries.openclaw-context.config.memroy: unknown key (did you mean memory?)",
+      "removed plugins.entries.openclaw-context.config.ethosContext.serchTopK: unknown key (did you mean searchTopK?)",
+    ]);
+    expect(config).toEqual({ gateway: { port: 1 }, plugins: { entries: { "openclaw-context": { enabled: true, config: { memory: false, ethosContext: { searchTopK: 3 } } } } } });
+    expect(before).toEqual(cfg()); // the input is not mutated
+    expect(normalizeCompatibilityConfig({ cfg: config })).toEqual({ config, changes: [] });
+    expect(normalizeCompatibilityConfig({ cfg: { gateway: {} } })).toEqual({ config: { gateway: {} }, changes: [] });
+  });
+
+  it("ships as doctor-contract-api.js next to index.js, in the package's files", { timeout: 120_000 }, async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-contract-build-"));
+    try {
+      await buildPlugin(out);
+      expect(fs.readFileSync(path.join(out, "doctor-contract-api.js"), "utf8")).toBe('export { legacyConfigRules, normalizeCompatibilityConfig } from "./index.js";\n');
+      expect(JSON.parse(fs.readFileSync(path.join(out, "package.json"), "utf8")).files).toContain("doctor-contract-api.js");
+      const contract = (await import(pathToFileURL(path.join(out, "doctor-contract-api.js")).href)) as { legacyConfigRules: { match(value: unknown): boolean }[] };
+      expect(contract.legacyConfigRules[0]!.match({ memroy: true })).toBe(true);
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }

@@ -5,6 +5,7 @@ import { baselineCommand } from "./baseline.ts";
 import { checkToolsCommand } from "./check-tools.ts";
 import type { OperatorCommand } from "./command.ts";
 import { compressWisdomCommand } from "./compress-wisdom.ts";
+import { doctorCommand } from "./doctor.ts";
 import { draftToolsCommand } from "./draft-tools.ts";
 import { explainCommand } from "./explain.ts";
 import { memoryCommand } from "./memory.ts";
@@ -16,6 +17,7 @@ import { uninstallCommand } from "./uninstall.ts";
 
 export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   statusCommand,
+  doctorCommand,
   explainCommand,
   memoryCommand,
   baselineCommand,

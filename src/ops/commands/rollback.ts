@@ -68,7 +68,7 @@ Exit codes: 0 rolled back and verified, 1 a step failed, 2 bad usage.`,
     for (const step of steps) console.log(`${step.ok ? "ok  " : "FAIL"} ${step.action}: ${step.detail}`);
     const failed = steps.filter((step) => !step.ok);
     if (failed.length > 0) throw new CheckFailedError(`rollback of phase ${values.phase} incomplete: ${failed.map((step) => step.action).join(", ")}`);
-    console.log(`Rollback of phase ${values.phase}: done and verified.${steps.some((s) => s.action.startsWith("disable")) ? " Hook changes apply on the gateway's next turn in hybrid reload mode (restart it if reload is off; the plugin package's switch applies at the gateway's next start)." : ""}`);
+    console.log(`Rollback of phase ${values.phase}: done and verified.${steps.some((s) => s.action.startsWith("disable")) ? " RESTART NEEDED: openclaw gateway restart (the plugin's switch applies when the gateway starts; a hook pack's entry may apply sooner, on the next turn after a config reload in hybrid mode)." : ""}`);
     return 0;
   },
 };
