@@ -24,7 +24,9 @@ export const PROBE_PACK_DIR = path.join(REPO_ROOT, "test", "e2e", "probe-hook");
 export const SAMPLE_WORKSPACE = path.join(REPO_ROOT, "fixtures", "workspace");
 export const GATEWAY_TOKEN = "e2e-gateway-token";
 
-const READY_TIMEOUT_MS = 90_000;
+// Generous bounds on events (listening, the first health answer): a gateway that is still starting on a
+// busy machine is waited for; one that exits or refuses for good fails at once.
+const READY_TIMEOUT_MS = 600_000;
 /** From listening to answering `health`: a busy machine can take minutes; the wait ends on the answer. */
 const HEALTH_TIMEOUT_MS = 300_000;
 const CLI_TIMEOUT_MS = 120_000;
