@@ -139,6 +139,14 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     observed.registerCliCommand = out.includes(`Plugin (${PLUGIN_ID})`) ? "openclaw context status" : "missing";
   });
 
+  it("capture-baseline --live records the gateway's own /context json report (the plugin serving)", { timeout: 300_000 }, async () => {
+    const result = await runOpsScript("capture-baseline.ts", ["--live", "--stdout", "--timeout-ms", "60000"], shellEnv, 150_000);
+    expect(result.stderr).not.toMatch(/live capture failed/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("## OpenClaw's own report (/context json, agent:main:main)");
+    expect(result.stdout).toMatch(/^SOUL\.md\s+false\s+\d+\s+\d+/m);
+  });
+
   it("one place to look: `openclaw logs` has that turn's bootstrap decision and memory delivery, and a capture", { timeout: 900_000 }, () => logsShowTurn(gw, observed));
 
   it("`openclaw context doctor` exits 0 on the healthy install, 3 with another engine in the slot (and explains the trade-off)", { timeout: 900_000 }, () => doctorHealthyThenOtherEngine(gw));
