@@ -19,7 +19,7 @@ import type { WorkspaceReadFailure } from "./workspace-read.ts";
  */
 const NEVER_READ_BY_HOOK = new Set(["USER.md", "MEMORY.md", "IDENTITY.md", "BOOTSTRAP.md"]);
 
-export type SkippedFile = { name: string; reason: WorkspaceReadFailure | "empty" | "budget" | "private-core-file" | "no-workspace" };
+type SkippedFile = { name: string; reason: WorkspaceReadFailure | "empty" | "budget" | "private-core-file" | "no-workspace" };
 
 export type BootstrapDecision = {
   sessionType: SessionClassification["type"];
@@ -75,7 +75,7 @@ function recordName(record: unknown): string | undefined {
  * only that name; 2026.3.13's gateway does not pass the mode on, so there it does not happen). A
  * normal list always holds AGENTS.md and SOUL.md records, present or missing.
  */
-export function isLightweightList(files: readonly unknown[]): boolean {
+function isLightweightList(files: readonly unknown[]): boolean {
   return files.every((record) => recordName(record) === "HEARTBEAT.md");
 }
 

@@ -4,10 +4,10 @@
 import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 
-export const DEFAULT_BOOTSTRAP_MAX_CHARS = 20_000;
-export const DEFAULT_BOOTSTRAP_TOTAL_MAX_CHARS = 60_000;
+const DEFAULT_BOOTSTRAP_MAX_CHARS = 20_000;
+const DEFAULT_BOOTSTRAP_TOTAL_MAX_CHARS = 60_000;
 /** Core caps USER.md (matched by name) at this many chars. */
-export const USER_BOOTSTRAP_MAX_CHARS = 4_000;
+const USER_BOOTSTRAP_MAX_CHARS = 4_000;
 /** Below this many remaining chars core skips every further file. */
 export const MIN_BOOTSTRAP_FILE_BUDGET_CHARS = 64;
 

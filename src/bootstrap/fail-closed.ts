@@ -18,7 +18,7 @@ import type { SessionType } from "../session/types.ts";
 import { policyForConfig } from "./run.ts";
 
 /** Files that never reach a non-owner session, even when we fail. */
-export const PRIVATE_BOOTSTRAP_FILES: ReadonlySet<string> = new Set(["USER.md", "MEMORY.md", "memory.md"]);
+const PRIVATE_BOOTSTRAP_FILES: ReadonlySet<string> = new Set(["USER.md", "MEMORY.md", "memory.md"]);
 const OWNER_SESSION_TYPES: ReadonlySet<string> = new Set(["MAIN_SESSION", "PRIVATE_DM"]);
 
 export type FailureOutcome = { files: unknown[]; sessionType: SessionType | "unknown"; action: "left-as-received" | "private-files-removed" | "emptied" };

@@ -21,7 +21,7 @@ const MAX_MARKS = 256;
 
 const marks = new Map<string, number>();
 
-export function isMessagePreprocessedEvent(event: unknown): event is InternalHookEvent {
+function isMessagePreprocessedEvent(event: unknown): event is InternalHookEvent {
   return isObject(event) && event.type === "message" && event.action === "preprocessed" && isObject(event.context);
 }
 

@@ -8,9 +8,9 @@
 import type { SessionClassification } from "../session/types.ts";
 
 /** The six names core loads from the workspace by itself (WORKSPACE_BOOTSTRAP_FILENAMES). */
-export const CORE_BOOTSTRAP_FILES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"] as const;
+const CORE_BOOTSTRAP_FILES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md"] as const;
 
-export type HostFilterTable = {
+type HostFilterTable = {
   /** Files core loads from the workspace by itself, in its order. */
   coreFiles: readonly string[];
   /** Names core hands the hook for `…:subagent:…` / `…:cron:…` keys (its pre-hook filter); null = all. */
@@ -26,7 +26,7 @@ export type HostFilterTable = {
   verified: boolean;
 };
 
-export const HOST_FILTERS: Record<string, HostFilterTable> = {
+const HOST_FILTERS: Record<string, HostFilterTable> = {
   "2026.9.6": {
     coreFiles: CORE_BOOTSTRAP_FILES,
     subagentPreHook: ["AGENTS.md"],
@@ -60,11 +60,11 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-export const KNOWN_HOST_VERSIONS = Object.keys(HOST_FILTERS).sort(compareVersions);
-export const LATEST_KNOWN_HOST_VERSION = KNOWN_HOST_VERSIONS[KNOWN_HOST_VERSIONS.length - 1];
+const KNOWN_HOST_VERSIONS = Object.keys(HOST_FILTERS).sort(compareVersions);
+const LATEST_KNOWN_HOST_VERSION = KNOWN_HOST_VERSIONS[KNOWN_HOST_VERSIONS.length - 1];
 
 /** The newest known row not newer than `version`; unknown or missing → the newest known. */
-export function resolveHostVersion(version: string | undefined): string {
+function resolveHostVersion(version: string | undefined): string {
   if (!version || !/^\d{4}\.\d{1,2}\.\d{1,2}/.test(version)) return LATEST_KNOWN_HOST_VERSION;
   const candidates = KNOWN_HOST_VERSIONS.filter((known) => compareVersions(known, version) <= 0);
   return candidates[candidates.length - 1] ?? KNOWN_HOST_VERSIONS[0];

@@ -27,7 +27,7 @@ const MEMORY_SESSIONS: ReadonlySet<SessionType> = new Set(["MAIN_SESSION", "PRIV
 
 // Short on purpose: it rides on every turn of the sessions that lost files, main included (17 tokens
 // there on the sample workspace; that set stays within the spec's 500).
-export const ON_DEMAND_PREFIX = "On demand:";
+const ON_DEMAND_PREFIX = "On demand:";
 /** Spec budget for the line (issue 28): it must not cost the set more than this. */
 export const MAX_ON_DEMAND_TOKENS = 60;
 

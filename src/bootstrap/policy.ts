@@ -22,7 +22,7 @@ export const SESSION_FILE_SETS: Readonly<Record<SessionType, readonly string[]>>
 };
 
 /** Records that pass through whatever the set says. */
-export const FIRST_RUN_FILE = "BOOTSTRAP.md";
+const FIRST_RUN_FILE = "BOOTSTRAP.md";
 export const ALWAYS_KEPT = new Set([FIRST_RUN_FILE, RETRIEVED_MEMORY_RECORD_NAME]);
 
 /**
@@ -37,7 +37,7 @@ const REFUSED_NAMES: Record<string, string> = {
   [RETRIEVED_MEMORY_RECORD_NAME.toLowerCase()]: `${RETRIEVED_MEMORY_RECORD_NAME} is managed by the ethos-context hook`,
 };
 
-export const DEFAULT_MAX_FILE_BYTES = 64 * 1024;
+const DEFAULT_MAX_FILE_BYTES = 64 * 1024;
 
 /** A workspace-relative Markdown file: no absolute path, no `..`, no home shortcut. */
 const fileNameSchema = z

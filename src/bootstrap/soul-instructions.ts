@@ -25,7 +25,7 @@ export const SHEDDING_HEADING = /shedding/i;
 export const TOOLS_INSTRUCTION_LINE = /\bread\s+(?:the\s+)?(?:full\s+)?`?TOOLS\.md`?/i;
 
 /** Backticks, list bullets and runs of spaces do not make the required entry a different entry. */
-export function canonicalLine(line: string): string {
+function canonicalLine(line: string): string {
   return line.replace(/`/g, "").replace(/^\s*[-*+]\s+/, "").replace(/\s+/g, " ").trim();
 }
 

@@ -16,9 +16,9 @@ import type { Shape } from "./relation.ts";
 import { echoesMessage } from "./statement.ts";
 import type { ExtractedFact } from "./statement.ts";
 
-export { MAX_DEDUPE_FILES, MEMORY_DIR } from "./fact-index.ts";
-export { SUPERSEDED, capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine } from "./fact-line.ts";
-export type { CapturedFact } from "./fact-line.ts";
+export {  MEMORY_DIR } from "./fact-index.ts";
+export {  capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine } from "./fact-line.ts";
+;
 
 // Explicit capture (persistent memory spec §5.1 Core tier, flat files, no LLM): a fact the operator
 // asked to keep becomes one line of today's `memory/YYYY-MM-DD.md` (fact-line.ts):
@@ -39,7 +39,7 @@ export type { CapturedFact } from "./fact-line.ts";
 // again under the lock, from the file's text at that moment.
 
 /** Bytes of today's file `capturedToday` reads (the operator's status). */
-export const MAX_DAY_FILE_BYTES = 256 * 1024;
+const MAX_DAY_FILE_BYTES = 256 * 1024;
 const log = () => getLogger("openclaw-context.hygiene");
 
 export function dayFileFor(workspaceDir: string, now: Date): string {
@@ -65,7 +65,7 @@ function hasLine(text: string, line: string): boolean {
   return replaceLine(text, line, "") !== null;
 }
 
-export type CaptureAction = "added" | "mentioned" | "superseded" | "ignored";
+type CaptureAction = "added" | "mentioned" | "superseded" | "ignored";
 
 export type CaptureOutcome = {
   action: CaptureAction;

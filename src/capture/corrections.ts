@@ -26,9 +26,9 @@ import type { LockedWriteResult } from "../fs/locked-writes.ts";
 
 export const CORRECTIONS_FILE_NAME = "CORRECTIONS.md";
 export const CORRECTIONS_HEADER = "# Corrections\n\nRecall failures detected by heartbeat triage (persistent memory spec §5.3). Newest last.\n";
-export const MAX_EXCERPT_CHARS = 500;
+const MAX_EXCERPT_CHARS = 500;
 
-export type TriggerConfidence = "high" | "medium";
+type TriggerConfidence = "high" | "medium";
 
 export type NewCorrection = {
   loggedAt: Date;
@@ -67,7 +67,7 @@ export type CorrectionEntry = {
 /** Statuses that take an entry out of the live corrections (assembler, maintenance). */
 export const CLOSED_CORRECTION_STATUSES: ReadonlySet<string> = new Set(["retracted", "archived", "resolved"]);
 
-export function correctionId(dedupeKey: string): string {
+function correctionId(dedupeKey: string): string {
   return `c-${contentHash(dedupeKey).slice(0, 12)}`;
 }
 

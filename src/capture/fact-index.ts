@@ -23,13 +23,13 @@ export const MEMORY_DIR = "memory";
 /** Older day files searched for a repeat or an outdated value (newest first). */
 export const MAX_DEDUPE_FILES = 30;
 /** Bytes of one day file the index reads; captured lines after that are not seen. */
-export const MAX_INDEXED_DAY_FILE_BYTES = 1024 * 1024;
+const MAX_INDEXED_DAY_FILE_BYTES = 1024 * 1024;
 /** Workspaces kept indexed at once (least recently used goes first). */
 export const MAX_INDEXED_WORKSPACES = 4;
 /** Characters at the end of what was read that must still be there for a file to count as appended to. */
 const TAIL_CHARS = 64;
 /** How long an older day file's last look stays good (today's file is looked at on every capture). */
-export const OLDER_RECHECK_MS = 1_000;
+const OLDER_RECHECK_MS = 1_000;
 /** Longest stretch of parsing between two yields to the event loop. */
 const SLICE_MS = 4;
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.md$/;

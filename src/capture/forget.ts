@@ -34,9 +34,9 @@ import { FORGET_LOG, TRIAGE_DIR } from "./workspace-files.ts";
 // what undo needs to put every byte back (sealed with the state dir's key when it holds a secret,
 // src/fs/seal.ts). Every write takes the file's §4.1 lock. Log lines name ids and files, never text.
 
-export const FORGET_AGENT_NAME = "memory-forget";
+const FORGET_AGENT_NAME = "memory-forget";
 /** "Delete that from memory" names the newest fact captured within this window. */
-export const LAST_CAPTURE_WINDOW_MS = 30 * 60_000;
+const LAST_CAPTURE_WINDOW_MS = 30 * 60_000;
 /** Triage queue files looked at (newest days first). */
 const MAX_QUEUE_FILES = 60;
 const MAX_LOG_BYTES = 8 * 1024 * 1024;
@@ -49,7 +49,7 @@ export type ForgetOrigin = "chat" | "command";
 /** One change in a file: `removed` was replaced by `inserted` at `at` (an offset in the text after the edit). */
 export type Segment = { at: number; removed: string; inserted: string; /** The text of the line before, to find the place again if the file changed since. */ anchor: string };
 export type FileEdit = { file: string; /** sha256 of the file right after the edit. */ after: string; segments: Segment[] };
-export type ForgottenFact = { id: string; /** Tombstone: hash of the fact's words, secrets withheld. */ key: string; /** The statement with secrets withheld, shortened. */ preview: string; handWritten: boolean };
+type ForgottenFact = { id: string; /** Tombstone: hash of the fact's words, secrets withheld. */ key: string; /** The statement with secrets withheld, shortened. */ preview: string; handWritten: boolean };
 
 export type ForgetRecord = {
   type: "forget";
@@ -64,7 +64,7 @@ export type ForgetRecord = {
   /** … or nothing (the operator asked for no undo, or sealing failed). */
   undo: "kept" | "sealed" | "not kept";
 };
-export type UnforgetRecord = { type: "unforget"; id: string; ts: string; origin: ForgetOrigin; exact: boolean };
+type UnforgetRecord = { type: "unforget"; id: string; ts: string; origin: ForgetOrigin; exact: boolean };
 export type ForgetLogRecord = ForgetRecord | UnforgetRecord;
 
 export type ForgetSelection = { ids: readonly string[] } | { request: string } | { last: true };
@@ -334,7 +334,7 @@ export function forgetHistory(records: readonly ForgetLogRecord[]): { record: Fo
 const tombstoneCache = new Map<string, { stamp: string; keys: Set<string> }>();
 
 /** Tombstones in force (forgotten and not undone), re-read only when the audit log changed. */
-export async function forgottenKeys(workspaceDir: string): Promise<Set<string>> {
+async function forgottenKeys(workspaceDir: string): Promise<Set<string>> {
   const file = forgetLogPath(workspaceDir);
   const stat = await fs.stat(file).catch(() => undefined);
   const stamp = stat ? `${stat.mtimeMs}:${stat.size}` : "missing";

@@ -15,9 +15,9 @@ import { MEMORY_DIR, parseCapturedLine } from "./capture.ts";
 
 export const MEMORY_FILE_NAME = "MEMORY.md";
 /** Bigger files are not read (the index does not take them either, by default). */
-export const MAX_MEMORY_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_MEMORY_FILE_BYTES = 2 * 1024 * 1024;
 /** At most this many files of memory/ are read (newest day files first). */
-export const MAX_MEMORY_FILES = 2000;
+const MAX_MEMORY_FILES = 2000;
 
 export type FactPlace = {
   /** Absolute path. */
@@ -71,7 +71,7 @@ export type RequestMatcher = {
 };
 
 /** Share of a fact's words a request must give to name it ("forget coffee" does not name every coffee fact). */
-export const MIN_REQUEST_COVERAGE = 0.5;
+const MIN_REQUEST_COVERAGE = 0.5;
 
 export function requestMatcher(request: string): RequestMatcher {
   if (CJK.test(request)) {
@@ -107,13 +107,13 @@ export async function memoryFiles(workspaceDir: string): Promise<string[]> {
 }
 
 /** A memory file's text through the shared safe reader (regular, inside the workspace, bounded); undefined when unusable. */
-export async function readMemoryText(file: string, workspaceDir: string): Promise<string | undefined> {
+async function readMemoryText(file: string, workspaceDir: string): Promise<string | undefined> {
   const read = await readRegularFile(file, { maxBytes: MAX_MEMORY_FILE_BYTES, root: workspaceDir });
   return read.ok ? read.bytes.toString("utf8") : undefined;
 }
 
 /** The places of one file's entries. */
-export function placesIn(markdown: string, file: string, rel: string): FactPlace[] {
+function placesIn(markdown: string, file: string, rel: string): FactPlace[] {
   return parseMemoryEntries(markdown).map((entry) => {
     const captured = parseCapturedLine(entry.text);
     return {

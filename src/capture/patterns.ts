@@ -14,7 +14,7 @@ import type { CustomPatternConfig } from "../memory/config-md.ts";
 // with a reported problem). On top of that, every scan looks at a bounded window of the message
 // (see `scanWindow`) and custom patterns share a wall-clock budget per message.
 
-export type PatternClass = "memory_trigger" | "recall_failure" | "soft_correction" | (string & {});
+type PatternClass = "memory_trigger" | "recall_failure" | "soft_correction" | (string & {});
 export type TriggerConfidence = "high" | "medium";
 
 export type TriagePattern = {
@@ -80,7 +80,7 @@ export const BUILTIN_PATTERNS: readonly TriagePattern[] = [
 
 export type CompiledCustomPatterns = { patterns: TriagePattern[]; problems: string[] };
 
-export const MAX_CUSTOM_PATTERN_LENGTH = 500;
+const MAX_CUSTOM_PATTERN_LENGTH = 500;
 
 function re2Flags(flags: string): number {
   let value = 0;
@@ -147,8 +147,8 @@ export type ScanOptions = {
   customBudgetMs?: number;
 };
 
-export const DEFAULT_MAX_SCAN_CHARS = 16_384;
-export const DEFAULT_CUSTOM_BUDGET_MS = 10;
+const DEFAULT_MAX_SCAN_CHARS = 16_384;
+const DEFAULT_CUSTOM_BUDGET_MS = 10;
 
 /**
  * The part of the message the patterns see. Triggers sit near the start ("you forgot, …") or the end

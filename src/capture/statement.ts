@@ -21,7 +21,7 @@ import { sentencesOf } from "./sentences.ts";
 
 export const MAX_FACT_CHARS = 280;
 /** A statement shorter than this says nothing worth keeping ("remember that!"). */
-export const MIN_FACT_CHARS = 3;
+const MIN_FACT_CHARS = 3;
 
 export type FactTag = "#event" | "#knowledge" | "#skill" | "#decision";
 
@@ -76,7 +76,7 @@ export function tidyStatement(text: string): string {
   return tidy;
 }
 
-export type CaptureKind = "memory" | "correction";
+type CaptureKind = "memory" | "correction";
 
 export type ExtractedFact = { kind: CaptureKind; statement: string; tag: FactTag; trigger: string };
 

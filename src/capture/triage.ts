@@ -26,9 +26,9 @@ import type { CompiledCustomPatterns, ScanOptions, TriageMatch, TriggerConfidenc
 //    captured fact, → one fact line in `memory/YYYY-MM-DD.md` (capture.ts; CONFIG.md memory_capture).
 // Every write takes the file's §4.1 lock. No network, no LLM, never throws.
 
-export const TRIAGE_DIR = path.join("memory", ".triage");
-export const TRIAGE_AGENT_NAME = "heartbeat-triage";
-export const CAPTURE_AGENT_NAME = "memory-capture";
+const TRIAGE_DIR = path.join("memory", ".triage");
+const TRIAGE_AGENT_NAME = "heartbeat-triage";
+const CAPTURE_AGENT_NAME = "memory-capture";
 const EXCERPT_CHARS = 500;
 
 export type TriageInput = {
@@ -69,7 +69,7 @@ export type TriageOutcome = {
   errors: string[];
 };
 
-export type TriageQueueRecord = {
+type TriageQueueRecord = {
   ts: string;
   priority: true;
   classes: string[];
@@ -100,7 +100,7 @@ export function messageText(content: unknown): string {
 
 // Compiling is cheap but not free; handlers call triage once per message with the same config.
 const compiledCache = new Map<string, CompiledCustomPatterns>();
-export function customPatternsFor(config: HygieneConfig): CompiledCustomPatterns {
+function customPatternsFor(config: HygieneConfig): CompiledCustomPatterns {
   const key = JSON.stringify(config.heartbeat_custom_patterns);
   let compiled = compiledCache.get(key);
   if (!compiled) {
@@ -112,7 +112,7 @@ export function customPatternsFor(config: HygieneConfig): CompiledCustomPatterns
   return compiled;
 }
 
-export function utcDay(date: Date): string {
+function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
@@ -121,7 +121,7 @@ export function triageQueuePath(workspaceDir: string, now: Date): string {
 }
 
 /** The strongest Recall Validator routing among the matches: high beats medium. */
-export function correctionTrigger(matches: readonly TriageMatch[]): TriageMatch | undefined {
+function correctionTrigger(matches: readonly TriageMatch[]): TriageMatch | undefined {
   return matches.find((m) => m.confidence === "high") ?? matches.find((m) => m.confidence === "medium");
 }
 

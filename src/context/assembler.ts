@@ -45,7 +45,7 @@ type SlotBudgetKey =
   | "longterm_memory_tokens"
   | "external_context_budget";
 
-export const SLOT_BUDGET_KEYS: Record<SlotName, SlotBudgetKey> = {
+const SLOT_BUDGET_KEYS: Record<SlotName, SlotBudgetKey> = {
   identity: "identity_tokens",
   operator_profile: "user_profile_tokens",
   corrections: "corrections_tokens",
@@ -56,7 +56,7 @@ export const SLOT_BUDGET_KEYS: Record<SlotName, SlotBudgetKey> = {
   external: "external_context_budget",
 };
 
-export const SLOT_TITLES: Record<SlotName, string> = {
+const SLOT_TITLES: Record<SlotName, string> = {
   identity: "Identity (SOUL.md)",
   operator_profile: "Operator profile (USER.md)",
   corrections: "Corrections (CORRECTIONS.md)",
@@ -111,9 +111,9 @@ export type AssemblerInput = {
   stealing?: "spare-then-used" | "spare-only";
 };
 
-export type StealRecord = { from: SlotName; tokens: number; spare: boolean };
+type StealRecord = { from: SlotName; tokens: number; spare: boolean };
 
-export type SlotReport = {
+type SlotReport = {
   slot: SlotName;
   priority: number;
   budget: number;
@@ -130,7 +130,7 @@ export type SlotReport = {
   cut?: { id: string; keptChars: number; fullChars: number };
 };
 
-export type AssembledBlock = { slot: SlotName; text: string; tokens: number; itemIds: string[] };
+type AssembledBlock = { slot: SlotName; text: string; tokens: number; itemIds: string[] };
 
 export type AssemblerResult = {
   blocks: AssembledBlock[];

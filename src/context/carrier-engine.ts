@@ -50,7 +50,7 @@ export function carrierMessage(block: string, timestamp: number): CarrierMessage
   };
 }
 
-export type CarrierBlockInput = {
+type CarrierBlockInput = {
   sessionKey: string;
   sessionId: string;
   prompt: string;
@@ -60,7 +60,7 @@ export type CarrierBlockInput = {
   window?: HostWindow;
 };
 
-export type EngineLog = { debug(fields: object, message: string): void; info(fields: object, message: string): void; warn(fields: object, message: string): void };
+type EngineLog = { debug(fields: object, message: string): void; info(fields: object, message: string): void; warn(fields: object, message: string): void };
 
 export type CarrierEngineDeps = {
   engineId: string;

@@ -15,10 +15,10 @@ import { configView, parsePluginConfig } from "./plugin-config.ts";
 import { resolveRetrievalScope } from "./scope.ts";
 
 /** The two artifacts: the hook pack on OpenClaw 2026.3, the plugin on 2026.9+. */
-export const HOST_SETUPS = ["2026.3 hook pack", "2026.9+ plugin"] as const;
+const HOST_SETUPS = ["2026.3 hook pack", "2026.9+ plugin"] as const;
 export type HostSetup = (typeof HOST_SETUPS)[number];
 
-export type Channels = {
+type Channels = {
   /** Workspace files as bootstrap records, after the host's own filters. */
   bootstrapRecords: string[];
   /** Per-turn memory: where it goes, or why there is none. */

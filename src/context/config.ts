@@ -8,7 +8,7 @@ import type { SessionType } from "../session/types.ts";
 // Every field has a default; see docs/runbooks/context-injection.md for the operator view.
 
 /** Session types whose prompt may receive the workspace's (personal) memories. Nothing else can be listed. */
-export const WORKSPACE_MEMORY_SESSION_TYPES = ["MAIN_SESSION", "PRIVATE_DM"] as const;
+const WORKSPACE_MEMORY_SESSION_TYPES = ["MAIN_SESSION", "PRIVATE_DM"] as const;
 
 const DEFAULT_TOKEN_CEILINGS: Record<SessionType, number> = {
   MAIN_SESSION: 1000,

@@ -78,7 +78,7 @@ export async function readContextSource(source: ContextSourceConfig, request: So
 }
 
 /** Most characters read from CONFIG.md's `external_context_source`. */
-export const MAX_WORKSPACE_SOURCE_CHARS = 16_000;
+const MAX_WORKSPACE_SOURCE_CHARS = 16_000;
 
 /**
  * CONFIG.md's `external_context_source`: a file inside the workspace. CONFIG.md is a workspace file

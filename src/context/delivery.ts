@@ -20,7 +20,7 @@ export type MemoryDelivery = "runtime-carrier" | "prepend-context" | "append-sys
  * The delivery next to another engine: prependContext. The bench's comparison arm starts its
  * gateway with OPENCLAW_CONTEXT_OTHER_ENGINE_DELIVERY=append-system-context to measure the other.
  */
-export function otherEngineDelivery(env: NodeJS.ProcessEnv = process.env): MemoryDelivery {
+function otherEngineDelivery(env: NodeJS.ProcessEnv = process.env): MemoryDelivery {
   return env.OPENCLAW_CONTEXT_OTHER_ENGINE_DELIVERY === "append-system-context" ? "append-system-context" : "prepend-context";
 }
 

@@ -28,19 +28,19 @@ export type ContextBlockInput = {
 /** Signature the context assembler can replace the default layout with. */
 export type ContextBlockFormatter = (input: ContextBlockInput) => string;
 
-export function formatTimestamp(ts: Date): string {
+function formatTimestamp(ts: Date): string {
   return ts.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-export function formatScore(score: number): string {
+function formatScore(score: number): string {
   return (Math.round(Math.min(1, Math.max(0, score)) * 100) / 100).toFixed(2);
 }
 
-export function formatEntry(index: number, entry: FormattedEntry): string {
+function formatEntry(index: number, entry: FormattedEntry): string {
   return `${index}. **[${entry.date ?? "undated"}]** ${entry.text} *(score: ${formatScore(entry.score)})*`;
 }
 
-export function contextHeader(ts: Date, queryScore: number): string {
+function contextHeader(ts: Date, queryScore: number): string {
   return `<!-- ethos:context ts=${formatTimestamp(ts)} query_score=${formatScore(queryScore)} -->`;
 }
 

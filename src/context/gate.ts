@@ -14,7 +14,7 @@ import type { RetrievedMemory } from "../memory/types.ts";
 // Once a turn injects, what fills the block is decided by the budget, not the gate: every result
 // down to `fill` × the top score may fill it, best first (FILL_FLOOR_RATIO, docs/retrieval.md).
 
-export type GateTier = "high" | "multiple" | "single" | "named" | "single-below-high" | "below-gate" | "no-results";
+type GateTier = "high" | "multiple" | "single" | "named" | "single-below-high" | "below-gate" | "no-results";
 
 /** A lone result at or above this injects (measured: docs/retrieval.md, "Gate sweep"). */
 export const SINGLE_RESULT_MIN = 0.35;

@@ -35,8 +35,8 @@ import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts
 //
 // Every file read is bounded; workspace text is untrusted and goes through renderMemoryText.
 
-export const MAX_SLOT_FILE_BYTES = 256 * 1024;
-export const MAX_RECENT_FILES = 16;
+const MAX_SLOT_FILE_BYTES = 256 * 1024;
+const MAX_RECENT_FILES = 16;
 const DAILY_FILE = /^(\d{4}-\d{2}-\d{2})(?:-[^/\\]*)?\.md$/;
 /** What forget leaves of a correction's excerpt (src/capture/forget.ts). */
 const FORGOTTEN_EXCERPT = /^\s*\(forgotten: fg-[\w-]+\)\s*$/;
@@ -165,7 +165,7 @@ const BUDGET_KEYS = {
 const BOOTSTRAP_BUDGET_KEYS = { identity: "identity_tokens", operator_profile: "user_profile_tokens", longterm_memory: "longterm_memory_tokens" } as const satisfies Record<BootstrapSlot, keyof HygieneConfig>;
 
 /** Lines of an extension source as slot items (each entry neutralised, ids from their words). */
-export function extensionItems(slot: "crm" | "external", text: string | undefined, maxSnippetChars: number): SlotItem[] {
+function extensionItems(slot: "crm" | "external", text: string | undefined, maxSnippetChars: number): SlotItem[] {
   if (!text) return [];
   return parseMemoryEntries(text).flatMap((entry) => {
     const body = renderMemoryText(stripMemoryMetadata(entry.text), maxSnippetChars);

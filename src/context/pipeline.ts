@@ -24,7 +24,7 @@ export function prepareQuery(message: unknown, config: EthosContextConfig): Prep
 }
 
 /** Candidates asked for when the budget alone limits the block: more than any default ceiling holds. */
-export const BUDGET_FILL_CANDIDATES = 40;
+const BUDGET_FILL_CANDIDATES = 40;
 
 /** How many candidates to ask for: enough that de-duplication and the gate still fill the block. */
 export function candidateLimit(config: EthosContextConfig): number {

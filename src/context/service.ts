@@ -93,7 +93,7 @@ export function retrievalSourceKey(config: EthosContextConfig, source: Retrieval
   return workspaceDir ? `ws:${workspaceDir}` : undefined;
 }
 
-export function defaultRetrieverFactory(log: () => Log = defaultLog): RetrieverFactory {
+function defaultRetrieverFactory(log: () => Log = defaultLog): RetrieverFactory {
   return ({ config, source, workspaceDir }) => {
     const indexOptions = memoryIndexOptions(config);
     if (source.kind === "group") {

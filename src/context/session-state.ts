@@ -9,7 +9,7 @@ import type { RetrievedMemory } from "../memory/types.ts";
 
 export type RetrievalOutcome = { results: RetrievedMemory[]; label: string; gate: number; dropped?: boolean };
 
-export type PendingTurn = {
+type PendingTurn = {
   /** messageId when the channel gives one, else the receive time. */
   turnKey: string;
   query: string;
@@ -52,7 +52,7 @@ export type SessionMemoryState = {
   turns: Map<string, Promise<TurnOutcome>>;
 };
 
-export const MAX_SESSIONS = 5000;
+const MAX_SESSIONS = 5000;
 /**
  * Ceiling on what the map holds, least recently used session out first. Counted (UTF-16 chars × 2
  * plus a fixed overhead per entry): keys, delivered memory ids, turn memos and the blocks they
@@ -60,7 +60,7 @@ export const MAX_SESSIONS = 5000;
  * and the promise, closures and queue entry of its search). An evicted session's pending search is
  * dropped, so nothing keeps its memory alive.
  */
-export const MAX_STATE_BYTES = 16 * 1024 * 1024;
+const MAX_STATE_BYTES = 16 * 1024 * 1024;
 /** Delivered-memory marks kept per session (oldest forgotten first; they only prevent repeats). */
 export const MAX_INJECTED_PER_SESSION = 2048;
 const TURN_MEMO_SIZE = 4;

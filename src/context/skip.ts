@@ -53,7 +53,7 @@ const SMALL_TALK_WORDS = [
 ];
 const SMALL_TALK_TERMS = new Set(analyzeText(SMALL_TALK_WORDS.join(" ")));
 
-export function isSmallTalk(query: string): boolean {
+function isSmallTalk(query: string): boolean {
   return analyzeText(query).every((term) => SMALL_TALK_TERMS.has(term));
 }
 

@@ -16,7 +16,7 @@ import type { Log } from "../core/log.ts";
 export type StaticContextSwitches = { subagentSoul: boolean; heartbeatNotes: boolean };
 
 /** Static files are small; anything larger is left out (and logged), never cut mid-way. */
-export const MAX_STATIC_FILE_BYTES = 64 * 1024;
+const MAX_STATIC_FILE_BYTES = 64 * 1024;
 
 async function workspaceSection(workspaceDir: string, name: string, log: Log): Promise<string | undefined> {
   const read = await readWorkspaceFile(workspaceDir, name, MAX_STATIC_FILE_BYTES);

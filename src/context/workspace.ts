@@ -44,7 +44,7 @@ export function configuredWorkspace(cfg: OpenClawConfig | undefined, agentId: st
 }
 
 /** Agents whose last workspace is remembered (a gateway runs a handful; the cap only stops a flood). */
-export const MAX_REMEMBERED_AGENTS = 256;
+const MAX_REMEMBERED_AGENTS = 256;
 
 /**
  * The workspace of each agent's last operator turn, for message-time work (message:received carries

@@ -6,13 +6,15 @@ import crypto from "node:crypto";
  */
 export const MAX_STORED_KEY_CHARS = 256;
 
-export function storedSessionKey(sessionKey: string): string {
-  if (sessionKey.length <= MAX_STORED_KEY_CHARS) return sessionKey;
-  return `sha256:${crypto.createHash("sha256").update(sessionKey).digest("hex")}`;
+export function boundedId(id: string): string {
+  if (id.length <= MAX_STORED_KEY_CHARS) return id;
+  return `sha256:${crypto.createHash("sha256").update(id).digest("hex")}`;
 }
 
-/** The same bound for any other id a session keeps or writes (turn keys, message ids, agent ids). */
-export const boundedId = storedSessionKey;
+/** A session key as sessions keep and write it (the bound above). */
+export function storedSessionKey(sessionKey: string): string {
+  return boundedId(sessionKey);
+}
 
 /**
  * A short, stable tag for a session in log records: the turns of one session can be told apart and

@@ -15,7 +15,7 @@ export type { Logger };
 // names another file ("off": no file). Outside the gateway (operator scripts, tests) nothing is
 // written to the file unless OPENCLAW_CONTEXT_LOG_FILE says so: the adapters call logToGatewayFile().
 
-export const LOG_MAX_BYTES = 1024 * 1024;
+const LOG_MAX_BYTES = 1024 * 1024;
 export const LOG_KEEP_FILES = 3;
 
 let destination: DestinationStream | undefined;

@@ -63,7 +63,7 @@ function toHits(data: unknown): EthosSearchHit[] {
   });
 }
 
-export function searchRequestBody(request: EthosSearchRequest): Record<string, unknown> {
+function searchRequestBody(request: EthosSearchRequest): Record<string, unknown> {
   const body: Record<string, unknown> = { action: "search", query: request.query, limit: request.limit, use_spreading: false };
   if (request.agentId) body.agent_id = request.agentId;
   if (request.threadId) body.thread_id = request.threadId;
@@ -71,7 +71,7 @@ export function searchRequestBody(request: EthosSearchRequest): Record<string, u
 }
 
 /** One length-prefixed MessagePack frame. */
-export function encodeFrame(message: unknown): Buffer {
+function encodeFrame(message: unknown): Buffer {
   const payload = encode(message);
   const frame = Buffer.alloc(4 + payload.byteLength);
   frame.writeUInt32LE(payload.byteLength, 0);
@@ -80,7 +80,7 @@ export function encodeFrame(message: unknown): Buffer {
 }
 
 /** Send one request over the Unix socket and decode the first response frame. */
-export function socketRequest(socketPath: string, message: unknown, options: EthosCallOptions): Promise<unknown> {
+function socketRequest(socketPath: string, message: unknown, options: EthosCallOptions): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let settled = false;
     let buffered = Buffer.alloc(0);
@@ -122,7 +122,7 @@ export function socketRequest(socketPath: string, message: unknown, options: Eth
 }
 
 /** POST a JSON body and parse the JSON answer, bounded in time and size. */
-export function httpJsonRequest(host: string, port: number, pathName: string, body: unknown, options: EthosCallOptions): Promise<unknown> {
+function httpJsonRequest(host: string, port: number, pathName: string, body: unknown, options: EthosCallOptions): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const payload = JSON.stringify(body);

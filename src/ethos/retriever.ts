@@ -24,9 +24,9 @@ export type EthosBackendOptions = {
 
 // Looked up on each use, so a test (or operator) redirecting log output is honoured.
 const log = () => getLogger("ethos-context.ethos");
-export const DEFAULT_SOCKET_PATH = "/tmp/ethos.sock";
-export const DEFAULT_HTTP_HOST = "127.0.0.1";
-export const DEFAULT_HTTP_PORT = 8766;
+const DEFAULT_SOCKET_PATH = "/tmp/ethos.sock";
+const DEFAULT_HTTP_HOST = "127.0.0.1";
+const DEFAULT_HTTP_PORT = 8766;
 
 /** Endpoint from the hook config, then ethos.toml, then $ETHOS_SOCKET, then the defaults. */
 export function resolveEthosEndpoint(config: EthosBackendOptions, env: NodeJS.ProcessEnv = process.env): EthosEndpoint {
@@ -43,7 +43,7 @@ export function resolveConfidenceGate(config: EthosBackendOptions): number {
   return fromToml ?? config.confidenceGate;
 }
 
-export function endpointLabel(endpoint: EthosEndpoint): string {
+function endpointLabel(endpoint: EthosEndpoint): string {
   return endpoint.transport === "socket" ? `unix:${endpoint.socketPath}` : `http://${endpoint.host}:${endpoint.port}`;
 }
 

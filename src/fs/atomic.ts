@@ -19,7 +19,7 @@ export type AtomicWriteOptions = {
 };
 
 /** Hidden temp name beside the target, so globs like `memory/*.md` never pick it up. */
-export function tempPathFor(file: string): string {
+function tempPathFor(file: string): string {
   const suffix = `${process.pid}.${randomBytes(4).toString("hex")}`;
   return path.join(path.dirname(file), `.${path.basename(file)}.${suffix}.tmp`);
 }

@@ -34,7 +34,7 @@ export type LockOptions = {
 
 export type LockOwner = { pid: number; agent: string; timestamp: string; host?: string; token?: string };
 
-export const LOCK_DEFAULTS = {
+const LOCK_DEFAULTS = {
   retryIntervalSeconds: 2,
   maxRetries: 5,
   staleThresholdSeconds: 3600,
@@ -42,7 +42,7 @@ export const LOCK_DEFAULTS = {
 } as const;
 
 /** proper-lockfile refuses stale thresholds under 2 s. */
-export const MIN_STALE_THRESHOLD_SECONDS = 2;
+const MIN_STALE_THRESHOLD_SECONDS = 2;
 
 const log = () => getLogger("openclaw-context.lock");
 

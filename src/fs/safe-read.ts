@@ -10,9 +10,9 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 
-export type SafeReadFailure = "missing" | "outside-root" | "over-cap" | "not-a-file" | "unreadable";
+type SafeReadFailure = "missing" | "outside-root" | "over-cap" | "not-a-file" | "unreadable";
 
-export type SafeReadOk = { ok: true; path: string; realPath: string; bytes: Buffer; truncated: boolean; mtimeMs: number; size: number; ino: number };
+type SafeReadOk = { ok: true; path: string; realPath: string; bytes: Buffer; truncated: boolean; mtimeMs: number; size: number; ino: number };
 export type SafeReadResult = SafeReadOk | { ok: false; path: string; reason: SafeReadFailure; detail?: string };
 
 export type SafeReadOptions = {
@@ -204,7 +204,7 @@ export function readRegularFile(file: string, options: SafeReadOptions): Promise
 }
 
 /** Synchronous twin for the few start-up readers (ethos.toml, openclaw.json). */
-export function readRegularFileSync(file: string, options: SafeReadOptions): SafeReadResult {
+function readRegularFileSync(file: string, options: SafeReadOptions): SafeReadResult {
   const lexical = path.resolve(file);
   let target = lexical;
   if (options.root !== undefined) {

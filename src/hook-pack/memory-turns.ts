@@ -24,7 +24,7 @@ import { modelContextWindow } from "../host/model-window.ts";
 //     (the await window), then upsert one inline record.
 
 /** A captured message older than this is not matched to a bootstrap any more. */
-export const PENDING_MAX_AGE_MS = 10 * 60_000;
+const PENDING_MAX_AGE_MS = 10 * 60_000;
 
 type HookPending = { plan: TurnPlan; retrieval?: RetrievalHandle };
 

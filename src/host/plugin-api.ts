@@ -14,7 +14,7 @@ export type HostLogger = {
 };
 
 /** PluginHookAgentContext: what `before_prompt_build` gets as its second argument. */
-export type PromptBuildContext = {
+type PromptBuildContext = {
   runId?: string;
   agentId?: string;
   sessionKey?: string;
@@ -36,13 +36,13 @@ export type PromptBuildContext = {
 };
 
 /** PluginHookBeforePromptBuildEvent. */
-export type PromptBuildEvent = { prompt?: unknown; currentUserMessage?: unknown; currentUserMessageId?: unknown; messages?: unknown };
+type PromptBuildEvent = { prompt?: unknown; currentUserMessage?: unknown; currentUserMessageId?: unknown; messages?: unknown };
 
 /** PluginHookBeforePromptBuildResult (the fields we return). */
 export type PromptBuildResult = { prependContext?: string; appendSystemContext?: string };
 
 /** What a context-engine factory gets (2026.9.6). */
-export type ContextEngineFactoryContext = { workspaceDir?: string } | undefined;
+type ContextEngineFactoryContext = { workspaceDir?: string } | undefined;
 
 /** commander's Command, as far as `openclaw <name> …` registration needs it. */
 export type CommandLike = {
@@ -58,7 +58,7 @@ export type CommandLike = {
 /** `api.registerService`: OpenClaw starts a service in the gateway process only, awaiting `start`, and calls `stop` at shutdown. */
 export type PluginService = { id: string; start(ctx: unknown): void | Promise<void>; stop?(ctx: unknown): void | Promise<void> };
 
-export type CliDescriptor = { name: string; description: string; hasSubcommands: boolean };
+type CliDescriptor = { name: string; description: string; hasSubcommands: boolean };
 
 /** OpenClawPluginApi, the part we use. */
 export type PluginApi = {

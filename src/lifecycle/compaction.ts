@@ -20,11 +20,11 @@ import type { PassContext } from "./step.ts";
 // removal is logged in COMPACTION_LOG.md with its text; the archive folder is indexed for
 // retrieval (src/memory/sources.ts), so archived facts are still found.
 
-export const CHRONICLES_DIR = "Archive/Chronicles";
-export const MEMORY_ARCHIVE_DIR = "Archive/Memory";
+const CHRONICLES_DIR = "Archive/Chronicles";
+const MEMORY_ARCHIVE_DIR = "Archive/Memory";
 /** §5.5: "Remove entries with confidence < 0.3 and no mentions in 60 days." */
-export const LOW_CONFIDENCE = 0.3;
-export const UNMENTIONED_DAYS = 60;
+const LOW_CONFIDENCE = 0.3;
+const UNMENTIONED_DAYS = 60;
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
@@ -90,10 +90,10 @@ function supersededOn(fact: MemoryFact): Date | undefined {
   return value ? new Date(`${value}T00:00:00.000Z`) : undefined;
 }
 
-export type Removal = { fact: MemoryFact; why: string };
+type Removal = { fact: MemoryFact; why: string };
 
 /** MEMORY.md entries to move to the archive, and why. Never an operator correction. */
-export function removalsFromMemory(facts: readonly MemoryFact[], now: Date, config: PassContext["config"]): Removal[] {
+function removalsFromMemory(facts: readonly MemoryFact[], now: Date, config: PassContext["config"]): Removal[] {
   const removals: Removal[] = [];
   for (const fact of facts) {
     if (fact.correction || !fact.meta) continue;
@@ -110,12 +110,12 @@ export function removalsFromMemory(facts: readonly MemoryFact[], now: Date, conf
   return removals;
 }
 
-export type Merge = { kept: MemoryFact; removed: MemoryFact; keptLine: string };
+type Merge = { kept: MemoryFact; removed: MemoryFact; keptLine: string };
 
 const isListItem = (fact: MemoryFact) => /^\s*(?:[-*+]|\d+[.)])\s/.test(fact.firstLine);
 
 /** Near-duplicate list items of MEMORY.md: each later one merges into the first with the same content words. */
-export function duplicatesInMemory(facts: readonly MemoryFact[]): Merge[] {
+function duplicatesInMemory(facts: readonly MemoryFact[]): Merge[] {
   const merges: Merge[] = [];
   const kept: { fact: MemoryFact; line: string; mentions: number; last?: Date; confidence?: number }[] = [];
   for (const fact of facts) {

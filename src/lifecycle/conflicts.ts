@@ -22,7 +22,7 @@ import type { PassContext } from "./step.ts";
 // The losing fact is marked `status: superseded` in its file (retrieval leaves it out), never
 // deleted. Every finding goes to CONFLICTS.md once (its id is a hash of the two statements).
 
-export const RESOLVE_AFTER_DAYS = 30;
+const RESOLVE_AFTER_DAYS = 30;
 const DIRECT_SOURCES = new Set(["operator", "correction"]);
 const DATED_TAGS = new Set(["#event", "#knowledge", "#decision"]);
 /** Share of content words an operator correction needs with another fact to count as correcting it (capture's rule). */
@@ -31,7 +31,7 @@ const CORRECTION_OVERLAP = 0.5;
 export type Resolution = { winner: MemoryFact; loser: MemoryFact; rule: string } | { flagged: true; rule: string };
 
 /** Do the two facts contradict each other? */
-export function contradicts(a: MemoryFact, b: MemoryFact): boolean {
+function contradicts(a: MemoryFact, b: MemoryFact): boolean {
   // Cheap first: facts sharing no content word cannot be about the same thing.
   if (termOverlap(a.terms, b.terms) === 0 || isRepeat(a.shape, b.shape)) return false;
   if (changeOf(a.shape, b.shape, false) || changeOf(b.shape, a.shape, false)) return true;
@@ -57,7 +57,7 @@ export function resolve(a: MemoryFact, b: MemoryFact): Resolution {
   return { flagged: true, rule: "not an operator correction, and not two dated direct statements: for the operator" };
 }
 
-export function conflictId(a: MemoryFact, b: MemoryFact): string {
+function conflictId(a: MemoryFact, b: MemoryFact): string {
   const pair = [a.statement.toLowerCase(), b.statement.toLowerCase()].sort();
   return `k-${contentHash(pair.join("\n")).slice(0, 12)}`;
 }
@@ -84,7 +84,7 @@ async function liveFacts(ctx: PassContext): Promise<MemoryFact[]> {
 }
 
 /** Start of the scan window: 24 hours back, or the previous pass's clock when that is earlier. */
-export function scanSince(now: Date, previousClock: Date | undefined): Date {
+function scanSince(now: Date, previousClock: Date | undefined): Date {
   const day = new Date(now.getTime() - DAY_MS);
   return previousClock && previousClock < day ? previousClock : day;
 }

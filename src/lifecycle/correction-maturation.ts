@@ -23,7 +23,7 @@ export const CORRECTIONS_ARCHIVE_DIR = "Archive/Corrections";
 const SOURCES = new Set<string>(["operator", "correction", "inferred", "agent-correction"]);
 
 /** The entry's §8 metadata: no `source:` means the operator's own correction (what triage writes). */
-export function correctionMeta(entry: CorrectionEntry): MemoryMetadata {
+function correctionMeta(entry: CorrectionEntry): MemoryMetadata {
   const source = entry.source && SOURCES.has(entry.source) ? (entry.source as MemorySource) : "correction";
   return { source, confidence: entry.confidence, last: entry.lastSeen ?? entry.loggedAt };
 }
@@ -109,7 +109,7 @@ async function verifyAndRetract(ctx: PassContext): Promise<void> {
   }
 }
 
-export function archiveFileFor(entry: CorrectionEntry): string {
+function archiveFileFor(entry: CorrectionEntry): string {
   return `${CORRECTIONS_ARCHIVE_DIR}/${entry.loggedAt ? entry.loggedAt.toISOString().slice(0, 7) : "undated"}.md`;
 }
 

@@ -11,9 +11,9 @@ import type { MemoryMetadata } from "../memory/confidence.ts";
 
 export { MEMORY_FILE_NAME as MEMORY_FILE } from "../capture/memory-facts.ts";
 export { MEMORY_DIR } from "../capture/fact-index.ts";
-export const SUPERSEDED_STATUS = "superseded";
+const SUPERSEDED_STATUS = "superseded";
 /** memory/YYYY-MM-DD.md, also with a slug (memory/YYYY-MM-DD-standup.md), as the wisdom sources read them. */
-export const DAY_FILE = /^(\d{4}-\d{2}-\d{2})(?:-[\w.-]+)?\.md$/;
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})(?:-[\w.-]+)?\.md$/;
 
 export type MemoryFact = {
   /** Workspace-relative file. */
@@ -70,7 +70,7 @@ function latest(a: Date | undefined, b: Date | undefined): Date | undefined {
   return a && b ? (a > b ? a : b) : (a ?? b);
 }
 
-export function statementOf(entryText: string): string {
+function statementOf(entryText: string): string {
   return stripMemoryMetadata(entryText)
     .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "")
     .replace(ANY_TAG, " ")

@@ -23,7 +23,7 @@ import type { PassContext, StepName } from "./step.ts";
 // and across processes (the gateway's schedule and the operator's CLI), through the lock on
 // Archive/.maintenance/pass. Every change is a recorded write (run-log.ts): `undo` restores it.
 
-export const AGENT_NAME = "maintenance";
+const AGENT_NAME = "maintenance";
 const STEPS: Record<StepName, (ctx: PassContext) => Promise<void>> = {
   "soul-history": runSoulHistoryStep,
   corrections: runCorrectionsStep,

@@ -10,7 +10,7 @@ import { detectEol } from "../core/markdown.ts";
 /** Where the ACI initiative keeps its operator artefacts, relative to the workspace root (spec §7, appendix B). */
 export const INITIATIVE_DIR = path.join("initiatives", "adaptive-context-injection");
 export const QUEUE_NAME = "DAILY_EXECUTION_QUEUE.md";
-export const NEW_QUEUE_TEXT = "# Daily execution queue\n";
+const NEW_QUEUE_TEXT = "# Daily execution queue\n";
 
 export function initiativeDir(workspace: string): string {
   return path.join(workspace, INITIATIVE_DIR);

@@ -24,7 +24,7 @@ export const RUNS_FILE = "runs.jsonl";
 /** Attempts of a compare-and-swap write when someone else edits the file between our read and our write. */
 const MAX_CAS_ATTEMPTS = 3;
 
-export type ChangeKind = "create" | "rewrite" | "append" | "delete";
+type ChangeKind = "create" | "rewrite" | "append" | "delete";
 
 export type FileChange = {
   /** Workspace-relative path with `/` separators. */
@@ -83,7 +83,7 @@ function runIdFor(clock: Date, taken: ReadonlySet<string>): string {
 }
 
 /** Every line of runs.jsonl (runs and undos), oldest first; a torn or foreign line is skipped. */
-export async function readRunLog(workspaceDir: string): Promise<LogLine[]> {
+async function readRunLog(workspaceDir: string): Promise<LogLine[]> {
   const read = await readRegularFile(runsFile(workspaceDir), { maxBytes: 64 * 1024 * 1024, root: workspaceDir });
   if (!read.ok) return [];
   const lines: LogLine[] = [];

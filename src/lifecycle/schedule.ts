@@ -33,7 +33,7 @@ export type AgentTime = { weekday?: number; hour: number; minute: number };
 const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 /** Longest sleep between looks at CONFIG.md and the clock (a changed time or a new workspace is seen within it). */
 export const MAX_SLEEP_MS = 3_600_000;
-export const DEFAULT_STARTUP_DELAY_MS = 60_000;
+const DEFAULT_STARTUP_DELAY_MS = 60_000;
 
 /** Seconds from the gateway's start to the first look at the schedule (a missed time is caught up then). */
 export const MAINTENANCE_DELAY_ENV = "OPENCLAW_CONTEXT_MAINTENANCE_DELAY_SECONDS";
@@ -98,7 +98,7 @@ export function nextDue(time: AgentTime, now: Date): Date {
 }
 
 /** When the agent's steps last ran (a run of this agent, or a manual pass of every step), undone runs aside. */
-export function lastRunOf(agent: ScheduledAgent, runs: readonly RunSummary[]): Date | undefined {
+function lastRunOf(agent: ScheduledAgent, runs: readonly RunSummary[]): Date | undefined {
   const covering = runs.filter((run) => !run.undone && AGENT_STEPS[agent].every((step) => run.steps.includes(step)) && (run.trigger === `schedule:${agent}` || run.trigger === "manual"));
   const last = covering.at(-1);
   return last ? new Date(last.clock) : undefined;

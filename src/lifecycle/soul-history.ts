@@ -9,11 +9,11 @@ import type { PassContext } from "./step.ts";
 // Copies older than soul_history_retention_days thin out to one per month (the newest of it).
 
 export const SOUL_FILE = "SOUL.md";
-export const SOUL_HISTORY_DIR = "SOUL_HISTORY";
+const SOUL_HISTORY_DIR = "SOUL_HISTORY";
 const SNAPSHOT = /^(\d{4}-\d{2}-\d{2})(T\d{6}Z)?\.md$/;
 
 /** Snapshot names sort by time: `2026-11-26.md`, then `2026-11-26T143000Z.md` for a second one that day. */
-export function snapshotName(now: Date, taken: ReadonlySet<string>): string {
+function snapshotName(now: Date, taken: ReadonlySet<string>): string {
   const daily = `${isoDay(now)}.md`;
   if (!taken.has(daily)) return daily;
   return `${isoDay(now)}T${now.toISOString().slice(11, 19).replace(/:/g, "")}Z.md`;

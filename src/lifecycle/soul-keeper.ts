@@ -29,7 +29,7 @@ import type { PassContext } from "./step.ts";
 
 export const SOUL_DRAFT_NAME = "SOUL_KEEPER_DRAFT.md";
 export const SOUL_DRAFT = `${INITIATIVE_DIR.split("\\").join("/")}/${SOUL_DRAFT_NAME}`;
-export const LEARNED_SECTION = "Learned from corrections";
+const LEARNED_SECTION = "Learned from corrections";
 const EVIDENCE_SECTION = "Evidence (stays in this draft)";
 /** Corrections sharing this share of content words say the same thing (capture's rule for corrections). */
 const SAME_PATTERN = 0.5;
@@ -62,7 +62,7 @@ export function correctionPoint(entry: CorrectionEntry): string {
 }
 
 /** §5.2 checks 2 and 3: verified, past the cool-down, not retracted or resolved. */
-export function passesGate(entry: CorrectionEntry, now: Date, config: HygieneConfig): boolean {
+function passesGate(entry: CorrectionEntry, now: Date, config: HygieneConfig): boolean {
   return entry.verified && entry.status !== "retracted" && entry.status !== "resolved" && cooldownOver(entry, now, config);
 }
 
@@ -97,7 +97,7 @@ function citation(o: SourcedCorrection): string {
 }
 
 /** The draft: the section to promote, then the evidence of each bullet. Independent of the clock, so a pass with nothing new leaves it as it is. */
-export function renderDraft(patterns: readonly Pattern[], config: HygieneConfig): string {
+function renderDraft(patterns: readonly Pattern[], config: HygieneConfig): string {
   const out = [
     `## ${LEARNED_SECTION}`,
     `_Soul Keeper proposal: ${patterns.length} principle(s) from verified corrections (gate: verified, ${config.correction_cooldown_hours} h cool-down, at least ${config.soul_encoding_min_occurrences} occurrences). Reword a bullet if you like, keep its [ids], then promote._`,

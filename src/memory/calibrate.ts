@@ -19,7 +19,7 @@
 
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
-export const SATURATION_WEIGHT = 0.15;
+const SATURATION_WEIGHT = 0.15;
 
 export type CorpusStats = {
   /** Number of chunks in the index. */

@@ -28,7 +28,7 @@ export type ChangeWatchOptions = {
   verifyEveryMs: number;
 };
 
-export const DEFAULT_CHANGE_WATCH: ChangeWatchOptions = { maxDirs: 128, verifyEveryMs: 10_000 };
+const DEFAULT_CHANGE_WATCH: ChangeWatchOptions = { maxDirs: 128, verifyEveryMs: 10_000 };
 
 export class ChangeWatch {
   private readonly rootDir: string;
@@ -130,7 +130,7 @@ export class ChangeWatch {
 }
 
 /** The root, each pattern's static base folder, and every indexed file's folder with its parents. */
-export function foldersToWatch(rootDir: string, patterns: readonly string[], indexedFiles: Iterable<string>): Set<string> {
+function foldersToWatch(rootDir: string, patterns: readonly string[], indexedFiles: Iterable<string>): Set<string> {
   const dirs = new Set<string>([rootDir]);
   const addWithParents = (relDir: string) => {
     for (let dir = relDir; dir && dir !== "." && dir !== "/"; dir = path.posix.dirname(dir)) {
@@ -148,7 +148,7 @@ export function foldersToWatch(rootDir: string, patterns: readonly string[], ind
  * Whether a change to `rel` (a path relative to the root, file or folder: an event does not say)
  * can matter to an index over `patterns`: a file they match, or a folder they could descend into.
  */
-export function relevantTo(patterns: readonly string[]): (rel: string) => boolean {
+function relevantTo(patterns: readonly string[]): (rel: string) => boolean {
   const files = patterns.map((pattern) => picomatch(pattern, { dot: false }));
   const segments = patterns.map((pattern) => pattern.split("/").map((segment) => (segment === "**" ? "**" : picomatch(segment, { dot: false }))));
   const couldHold = (relSegments: string[]) =>

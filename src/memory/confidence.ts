@@ -49,7 +49,7 @@ export function isOperatorCorrection(meta: MemoryMetadata): boolean {
 }
 
 /** Score as of the last mention: explicit `confidence`, else base + boost per repeat mention (max 1). */
-export function confidenceAtLastMention(meta: MemoryMetadata, config: ScoringConfig = HYGIENE_CONFIG_DEFAULTS): number {
+function confidenceAtLastMention(meta: MemoryMetadata, config: ScoringConfig = HYGIENE_CONFIG_DEFAULTS): number {
   if (isOperatorCorrection(meta)) return 1;
   if (meta.confidence !== undefined) return Math.min(1, Math.max(0, meta.confidence));
   const repeats = Math.max(0, (meta.mentions ?? 1) - 1);
@@ -57,7 +57,7 @@ export function confidenceAtLastMention(meta: MemoryMetadata, config: ScoringCon
 }
 
 /** Whole decay periods since the last mention (0 when `last` is unknown or in the future). */
-export function decayPeriods(meta: MemoryMetadata, now: Date, config: ScoringConfig = HYGIENE_CONFIG_DEFAULTS): number {
+function decayPeriods(meta: MemoryMetadata, now: Date, config: ScoringConfig = HYGIENE_CONFIG_DEFAULTS): number {
   if (!meta.last) return 0;
   const days = (now.getTime() - meta.last.getTime()) / DAY_MS;
   return days <= 0 ? 0 : Math.floor(days / config.confidence_decay_interval_days);

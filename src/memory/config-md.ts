@@ -11,16 +11,16 @@ import { readRegularFile } from "../fs/safe-read.ts";
 // (a ```yaml fence as in the spec's template, or front matter). Defaults are exactly §13's, so a
 // missing file, a missing key or an invalid file all behave like the spec's template.
 
-export const CONFIG_FILE_NAME = "CONFIG.md";
+const CONFIG_FILE_NAME = "CONFIG.md";
 /** CONFIG.md is a small settings file; anything bigger is not read (bounded reads in handlers). */
-export const MAX_CONFIG_BYTES = 64 * 1024;
+const MAX_CONFIG_BYTES = 64 * 1024;
 
 const tokens = (fallback: number) => z.number().int().min(0).default(fallback);
 const positive = (fallback: number) => z.number().positive().default(fallback);
 const fraction = (fallback: number) => z.number().min(0).max(1).default(fallback);
 const hhmm = (fallback: string) => z.string().regex(/^\d{1,2}:\d{2}$/, 'expected "HH:MM"').default(fallback);
 
-export const customPatternSchema = z.union([
+const customPatternSchema = z.union([
   z.string().min(1),
   z.object({
     pattern: z.string().min(1),
@@ -33,7 +33,7 @@ export const customPatternSchema = z.union([
 ]);
 export type CustomPatternConfig = z.output<typeof customPatternSchema>;
 
-export const hygieneConfigSchema = z.object({
+const hygieneConfigSchema = z.object({
   // ── Context Assembler ──
   context_budget_tokens: tokens(6000),
   identity_tokens: tokens(800),
@@ -105,7 +105,7 @@ export type ConfigLoadResult = {
 const log = () => getLogger("openclaw-context.hygiene");
 
 /** The YAML text of CONFIG.md: front matter, else every ```yaml / ```yml fence joined, else the whole file. */
-export function extractConfigYaml(markdown: string): { yaml: string; source: ConfigLoadResult["source"] } {
+function extractConfigYaml(markdown: string): { yaml: string; source: ConfigLoadResult["source"] } {
   const frontMatter = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(markdown);
   if (frontMatter && frontMatter[1].trim()) return { yaml: frontMatter[1], source: "front-matter" };
   const fences = [...markdown.matchAll(/^[ \t]*(`{3,}|~{3,})[ \t]*ya?ml[^\n]*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gim)].map((m) => m[2]);

@@ -10,7 +10,7 @@ import type { StoreSnapshot } from "./chunk-store.ts";
 // arrays back and rebuilds the postings; nothing is re-read or re-analysed.
 
 const MAGIC = "OCIX";
-export const INDEX_CACHE_VERSION = 3;
+const INDEX_CACHE_VERSION = 3;
 
 /** What must match for a cache to be used (anything else means a cold build). */
 export type CacheIdentity = { key: string; rootDir: string; maxChunkChars: number; analyser: string };

@@ -57,7 +57,7 @@ export function flattenMemoryText(text: string): string {
 }
 
 /** Cut at a word boundary so the result (with the ellipsis) is at most `maxChars` long. */
-export function truncateText(text: string, maxChars: number): string {
+function truncateText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   if (maxChars <= 1) return "";
   const room = maxChars - 1;

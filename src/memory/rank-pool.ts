@@ -54,6 +54,6 @@ export class RankPool {
   }
 }
 
-export function clamp(score: number): number {
+function clamp(score: number): number {
   return Math.min(1, Math.max(0, score));
 }

@@ -8,7 +8,7 @@ import type { Retriever } from "./types.ts";
  * `confidence_boost_per_mention`, `correction_relevance_boost`) come from: by default the CONFIG.md
  * at the index root (the workspace), re-read only when it changes.
  */
-export type ScoringConfigSource = () => Promise<ScoringConfig | undefined>;
+type ScoringConfigSource = () => Promise<ScoringConfig | undefined>;
 
 export type EmbeddedRetrieverOptions = {
   scoringConfig?: ScoringConfigSource;

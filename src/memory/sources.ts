@@ -14,13 +14,13 @@ export type MemorySourceSpec = { rootDir: string; patterns: string[] };
  * live files, still found by retrieval; its dot folder of undo images is never matched), plus
  * operator patterns.
  */
-export const WORKSPACE_MEMORY_PATTERNS = ["MEMORY.md", "memory/*.md", "Archive/**/*.md"] as const;
+const WORKSPACE_MEMORY_PATTERNS = ["MEMORY.md", "memory/*.md", "Archive/**/*.md"] as const;
 
 /** Never indexed: our own output (indexing it would feed retrieved text back as a "memory"). */
 export const ALWAYS_IGNORED = ["**/node_modules/**", `**/${RETRIEVED_MEMORY_RECORD_NAME}`];
 
 /** A pattern must stay inside its root: no absolute paths, no `..` segments. */
-export function isContainedPattern(pattern: string): boolean {
+function isContainedPattern(pattern: string): boolean {
   if (!pattern || path.isAbsolute(pattern) || pattern.startsWith("~")) return false;
   return !pattern.split(/[\\/]/).includes("..");
 }

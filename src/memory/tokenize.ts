@@ -67,7 +67,7 @@ export function analyzeText(text: string): string[] {
 // art"), and the memory that answers rarely repeats them ("my cat is called Miso"). Stemmed forms.
 const QUESTION_FRAME_TERMS = new Set(["name", "kind", "type", "sort"]);
 /** Share of a question-frame term's information in the calibrated score (docs/retrieval.md). */
-export const QUESTION_FRAME_WEIGHT = 0.25;
+const QUESTION_FRAME_WEIGHT = 0.25;
 
 /** Weight of an analysed query term in the calibrated score: less for question-frame words. */
 export function queryTermWeight(term: string): number {

@@ -21,7 +21,7 @@ export type BaselineReportInput = {
   liveError?: string;
 };
 
-export function memoryPreflight(input: BaselineReportInput): string[] {
+function memoryPreflight(input: BaselineReportInput): string[] {
   const memory = input.files.find((row) => row.name === "MEMORY.md");
   const lines: string[] = [];
   if (!memory?.present) {

@@ -17,16 +17,16 @@ import type { SessionType } from "../session/types.ts";
 // policy both come from src/bootstrap, the same code the aci-bootstrap hook runs.
 
 /** Core's bootstrap basenames in load order (BOOTSTRAP.md is first-run only and left out here). */
-export const HOST_BOOTSTRAP_FILES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"] as const;
+const HOST_BOOTSTRAP_FILES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"] as const;
 /** Files the spec talks about that OpenClaw 2026.9.6 does not load, or that only the bundle adds. */
-export const REFERENCE_FILES = ["TOOLS.md", "HEARTBEAT.md", "TOOLS_COMPACT.md"] as const;
+const REFERENCE_FILES = ["TOOLS.md", "HEARTBEAT.md", "TOOLS_COMPACT.md"] as const;
 const ALWAYS_PRESENT = new Set(["AGENTS.md", "SOUL.md", "IDENTITY.md"]); // core emits missing:true for these
 const MAX_READ_BYTES = 8 * 1024 * 1024;
 const OWNER_PLACEHOLDER = "100000001";
 
 
 export type FileRow = { name: string; present: boolean; rawChars: number; injectedChars: number; truncated: boolean; tokens: number; loadedByHost: boolean };
-export type Totals = { files: string[]; chars: number; tokens: number };
+type Totals = { files: string[]; chars: number; tokens: number };
 export type SessionRow = {
   type: SessionType;
   classifiedAs: SessionType;
@@ -51,7 +51,7 @@ async function readBounded(file: string): Promise<string | undefined> {
 }
 
 /** The records core builds for a main session (USER.md/MEMORY.md omitted when absent). */
-export async function loadHostBootstrapRecords(workspace: string): Promise<BootstrapFileRecord[]> {
+async function loadHostBootstrapRecords(workspace: string): Promise<BootstrapFileRecord[]> {
   const records: BootstrapFileRecord[] = [];
   for (const name of HOST_BOOTSTRAP_FILES) {
     const file = path.join(workspace, name);

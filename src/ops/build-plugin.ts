@@ -14,7 +14,7 @@ import { CONTEXT_COMMAND } from "./commands/index.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SOURCE = path.join(ROOT, "src", "plugin");
-export const PLUGIN_OUT_DIR = path.join(ROOT, "dist", "plugin");
+const PLUGIN_OUT_DIR = path.join(ROOT, "dist", "plugin");
 
 type JsonSchema = { description?: unknown; default?: unknown; properties?: Record<string, JsonSchema>; [key: string]: unknown };
 
@@ -27,7 +27,7 @@ type JsonSchema = { description?: unknown; default?: unknown; properties?: Recor
  * logs it once with its path and "did you mean", and keeps every other setting. The defaults are in
  * the descriptions (a schema `default` would be applied by OpenClaw into the config it hands over).
  */
-export function openConfigSchema(schema: JsonSchema): JsonSchema {
+function openConfigSchema(schema: JsonSchema): JsonSchema {
   const open: JsonSchema = {};
   const scalarDefault = schema.default !== undefined && (typeof schema.default !== "object" || schema.default === null);
   const description = [typeof schema.description === "string" ? schema.description : undefined, scalarDefault ? `Default: ${JSON.stringify(schema.default)}.` : undefined].filter(Boolean).join(" ");
@@ -116,7 +116,7 @@ function keyList(schema: JsonSchema): string {
 }
 
 /** One row per top-level option: what it does, its default; an option object lists its keys. */
-export function optionRows(schema: JsonSchema): string[] {
+function optionRows(schema: JsonSchema): string[] {
   return Object.entries(schema.properties ?? {}).map(([key, child]) => {
     const what = [String(child.description ?? ""), child.properties ? `Keys: ${keyList(child)}.` : ""].filter(Boolean).join(" ");
     return `| \`${key}\` | ${what.replaceAll("|", "\\|")} |`;

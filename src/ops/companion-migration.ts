@@ -23,7 +23,7 @@ const COMPANION_SWITCHES = ["memory", "waitMs", "subagentSoul", "heartbeatNotes"
 export type MigrationRecord = { at: string; from: string[]; carried: string[] };
 
 /** Does openclaw.json still configure the retired companion plugin? */
-export function hasCompanion(config: Record<string, unknown> | undefined): boolean {
+function hasCompanion(config: Record<string, unknown> | undefined): boolean {
   const plugins = isObject(config?.plugins) ? config.plugins : undefined;
   return [plugins?.entries, plugins?.installs].some((map) => isObject(map) && COMPANION_PLUGIN_ID in map);
 }

@@ -16,7 +16,7 @@ export type OwnedKey = { path: string[]; when?: (value: unknown) => boolean };
 const OUR_ENGINES = new Set(["openclaw-context", "openclaw-context-companion"]);
 
 /** Every key the hook pack, the companion plugin or the plugin package writes (or OpenClaw writes for them). */
-export const OWNED_KEYS: OwnedKey[] = [
+const OWNED_KEYS: OwnedKey[] = [
   // OpenClaw's own record of its writes (lastTouchedVersion, lastTouchedAt, migrations): rewritten on every write.
   { path: ["meta"] },
   { path: ["plugins", "entries", "openclaw-context"] },

@@ -20,7 +20,7 @@ import type { ChannelRow, HostSetup } from "../context/channels.ts";
 /** Core reads its own files with a 2 MiB guard; we mirror it for the simulation. */
 const CORE_READ_CAP_BYTES = 2 * 1024 * 1024;
 /** The ACI spec's "bulk injection" baseline (Appendix A): every file, every turn. */
-export const BULK_FILES = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "MEMORY.md"];
+const BULK_FILES = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "MEMORY.md"];
 
 /**
  * The list core hands to hooks for this session: the six core files after its pre-hook session
@@ -45,7 +45,7 @@ export async function simulateHostRecords(
   return records;
 }
 
-export type InjectedFile = { name: string; tokens: number; truncated: boolean };
+type InjectedFile = { name: string; tokens: number; truncated: boolean };
 export type SessionExplanation = {
   sessionType: SessionType;
   sessionKey: string;
@@ -101,7 +101,7 @@ function reduction(from: number, to: number): number {
 }
 
 
-export const SAMPLE_OWNER_ID = "100000001";
+const SAMPLE_OWNER_ID = "100000001";
 
 export type ExplainOptions = {
   workspaceDir: string;

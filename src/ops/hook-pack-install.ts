@@ -41,7 +41,7 @@ async function readManifest(root: string): Promise<{ name?: string; dependencies
 }
 
 /** Runtime dependencies that do not resolve from `root` (what a gateway import would miss). */
-export async function missingDependencies(root: string): Promise<string[]> {
+async function missingDependencies(root: string): Promise<string[]> {
   const manifest = await readManifest(root);
   const require = createRequire(path.join(root, "package.json"));
   return Object.keys(manifest.dependencies ?? {}).filter((dep) => {
@@ -118,7 +118,7 @@ export async function hookEligibility(
  * non-interactive install is cancelled); 2026.3.x has no --force and refuses a hook pack under
  * `plugins install` ("missing openclaw.extensions"), so it takes `hooks install <dir>`.
  */
-export async function hookPackInstallCommand(cli: string, configPath: string): Promise<string[]> {
+async function hookPackInstallCommand(cli: string, configPath: string): Promise<string[]> {
   const help = await runOpenClaw(cli, ["hooks", "--help"], { env: cliEnvForConfig(configPath) });
   const installLine = `${help.stdout}\n${help.stderr}`.split("\n").find((line) => /^\s*install\b/.test(line)) ?? "";
   return /deprecated/i.test(installLine) ? ["plugins", "install", "<dir>", "--force"] : ["hooks", "install", "<dir>"];

@@ -16,7 +16,7 @@ import { pluginServesHost } from "../host/version.ts";
 import { gitignoreUnit } from "./gitignore-unit.ts";
 import type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
 
-export type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
+export type { InstallMode, InstallParams, InstallUnit,   } from "./install-unit.ts";
 
 // Make the bundle loadable by a user's OpenClaw, and take it out again.
 //
@@ -84,7 +84,7 @@ const UNITS_BY_ID: Record<string, InstallUnit> = {
 };
 
 /** The units a record names, in install order (uninstall runs them in reverse). */
-export function unitsOfRecord(record: InstallRecord | undefined): InstallUnit[] {
+function unitsOfRecord(record: InstallRecord | undefined): InstallUnit[] {
   const ids = Object.keys(record?.units ?? {});
   return ids.length > 0 ? ids.flatMap((id) => (UNITS_BY_ID[id] ? [UNITS_BY_ID[id]!] : [])) : [hookPackUnit];
 }

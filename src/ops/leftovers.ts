@@ -106,7 +106,7 @@ export function bundleLeftovers(params: { configPath: string; cfg: OpenClawConfi
 }
 
 /** Remove what --purge removes; returns one line per path (removed, or why not). */
-export function purgeLeftovers(leftovers: readonly Leftover[]): { removed: string[]; failed: string[] } {
+function purgeLeftovers(leftovers: readonly Leftover[]): { removed: string[]; failed: string[] } {
   const removed: string[] = [];
   const failed: string[] = [];
   for (const item of leftovers.filter((leftover) => leftover.purge)) {
@@ -121,7 +121,7 @@ export function purgeLeftovers(leftovers: readonly Leftover[]): { removed: strin
 }
 
 /** The lines an uninstall prints about what stays (and, without --purge, what --purge would remove). */
-export function describeLeftovers(leftovers: readonly Leftover[], purged: boolean): string[] {
+function describeLeftovers(leftovers: readonly Leftover[], purged: boolean): string[] {
   const lines: string[] = [];
   const state = leftovers.filter((item) => item.purge);
   const yours = leftovers.filter((item) => !item.purge);

@@ -29,12 +29,12 @@ export class LlmError extends Error {}
 class PermanentLlmError extends LlmError {}
 
 /** Reasoning models (qwen3) may wrap their thoughts in <think>…</think>; the answer is what follows. */
-export function stripThinking(text: string): string {
+function stripThinking(text: string): string {
   return text.replace(/<think>[\s\S]*?<\/think>/gi, "").replace(/^[\s\S]*<\/think>/i, "").trim();
 }
 
 /** What to do when no model answers: name the flags that point the script at one. */
-export const NO_MODEL_HINT =
+const NO_MODEL_HINT =
   "Is the model running? Point the script at it with --provider ollama|openai and --llm-url <url> (e.g. --provider openai --llm-url http://127.0.0.1:8080/v1), and --model <name>";
 
 async function postJson(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {

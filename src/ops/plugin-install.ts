@@ -30,7 +30,7 @@ export async function cliHostVersion(cli: string, params: Pick<InstallParams, "c
 }
 
 /** plugins.entries.<id>.hooks.allowConversationAccess: true (2026.9 blocks a non-bundled plugin's before_prompt_build without it). */
-export function allowConversationAccess(config: Record<string, unknown>): boolean {
+function allowConversationAccess(config: Record<string, unknown>): boolean {
   const hooks = childObject(childObject(childObject(childObject(config, "plugins"), "entries"), PLUGIN_ID), "hooks");
   if (hooks.allowConversationAccess === true) return false;
   hooks.allowConversationAccess = true;
@@ -54,7 +54,7 @@ export function selectContextEngine(config: Record<string, unknown>): { changed:
  * The two openclaw.json keys the plugin needs after `openclaw plugins install`, which writes
  * neither: conversation access and the context-engine slot, unless another engine holds it.
  */
-export async function enableMemoryDelivery(params: Pick<InstallParams, "configPath" | "log">): Promise<void> {
+async function enableMemoryDelivery(params: Pick<InstallParams, "configPath" | "log">): Promise<void> {
   const access = await editOpenClawJson(params.configPath, allowConversationAccess);
   params.log(`plugins.entries.${PLUGIN_ID}.hooks.allowConversationAccess: true${access.changed ? " written" : " already set"}`);
   let engine = PLUGIN_ID;

@@ -32,7 +32,7 @@ export type RollbackOptions = {
 };
 
 /** Which Phase 0 backups each phase restores, and whether it disables the aci-bootstrap hook. */
-export function rollbackPlan(phase: RollbackPhase, restoreSoul = false): { restore: BackupFile[]; disableHook: boolean; soulEdit?: "shedding" | "tools-instruction" } {
+function rollbackPlan(phase: RollbackPhase, restoreSoul = false): { restore: BackupFile[]; disableHook: boolean; soulEdit?: "shedding" | "tools-instruction" } {
   switch (phase) {
     case "0":
       return { restore: ["SOUL.md", "AGENTS.md"], disableHook: false };

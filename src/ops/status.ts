@@ -42,9 +42,9 @@ export type { LogRecord } from "./turn-log.ts";
 // files (openclaw.json, the install record, our log file, the index cache); the openclaw CLI is
 // asked only whether the gateway sees the hooks as eligible.
 
-export type HookStatus = { name: string; enabled: boolean; why: string; eligibility?: HookEligibility };
-export type UnitStatus = { id: string; installed: boolean; detail: string };
-export type IndexFileStatus = { file: string; bytes: number; savedAt: string; rootDir?: string; filesIndexed?: number; staleFiles?: number };
+type HookStatus = { name: string; enabled: boolean; why: string; eligibility?: HookEligibility };
+type UnitStatus = { id: string; installed: boolean; detail: string };
+type IndexFileStatus = { file: string; bytes: number; savedAt: string; rootDir?: string; filesIndexed?: number; staleFiles?: number };
 
 export type StatusReport = {
   configPath: string;
@@ -108,7 +108,7 @@ function hookEnabled(cfg: Record<string, unknown> | undefined, name: string): { 
 }
 
 /** Config problems the gateway logged at its last load of each hook's entry. */
-export function lastLoggedConfigIssues(records: LogRecord[]): StatusReport["configLogged"] {
+function lastLoggedConfigIssues(records: LogRecord[]): StatusReport["configLogged"] {
   const issues = records.filter((record) => record.event === CONFIG_ISSUE_EVENT);
   const newestByRoot = new Map<string, number>();
   for (const issue of issues) newestByRoot.set(String(issue.configKey), Math.max(newestByRoot.get(String(issue.configKey)) ?? 0, Number(issue.time ?? 0)));
@@ -352,7 +352,7 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
 }
 
 /** The SOUL.md lines of status (doctor shows the same check). */
-export function formatSoulCheck(soul: SoulInstructionsCheck, now = Date.now()): string[] {
+function formatSoulCheck(soul: SoulInstructionsCheck, now = Date.now()): string[] {
   if (!soul.exists) return [`SOUL.md (${soul.soulPath})`, "  not found: every session type's set starts with SOUL.md"];
   const out = [`SOUL.md (${soul.soulPath}; ${soul.tokens} tokens, AC-7 wants <= ${soul.maxTokens}; changed ${soul.modifiedAt ? ago(soul.modifiedAt, now) : "?"}, checked now)`];
   for (const item of soul.items) out.push(`  ${item.present ? "ok" : item.part === "memory" ? "WARNING" : "missing"} (phase ${item.phase}) ${item.detail}`);

@@ -4,14 +4,14 @@ import { findSections, splitLines } from "../core/markdown.ts";
 // AC-6: TOOLS_COMPACT.md is a lookup table (≤ 300 tokens, required sections, no narrative), and a
 // deterministic draft of it can be extracted from TOOLS.md.
 
-export const DEFAULT_REQUIRED_SECTIONS = ["Browser", "Mission Control", "Telegram Topics", "Cursor CLI", "TTS", "Camera"];
-export const DEFAULT_MAX_TOKENS = 300;
+const DEFAULT_REQUIRED_SECTIONS = ["Browser", "Mission Control", "Telegram Topics", "Cursor CLI", "TTS", "Camera"];
+const DEFAULT_MAX_TOKENS = 300;
 /** Words/phrases that mark "why" explanations rather than lookup data. */
-export const NARRATIVE_MARKERS = ["because", "so that", "we", "in order to", "the reason"];
-export const DEFAULT_MAX_PARAGRAPH_WORDS = 30;
+const NARRATIVE_MARKERS = ["because", "so that", "we", "in order to", "the reason"];
+const DEFAULT_MAX_PARAGRAPH_WORDS = 30;
 
 export type CompactCheckOptions = { requiredSections: string[]; maxTokens: number; maxParagraphWords: number; narrativeMarkers: string[] };
-export type CompactViolation = { rule: "size" | "missing-section" | "narrative" | "long-paragraph" | "damaged"; detail: string; line?: number };
+type CompactViolation = { rule: "size" | "missing-section" | "narrative" | "long-paragraph" | "damaged"; detail: string; line?: number };
 export type CompactCheckResult = { ok: boolean; tokens: number; violations: CompactViolation[]; sectionsFound: string[] };
 
 export const DEFAULT_CHECK_OPTIONS: CompactCheckOptions = {
@@ -97,7 +97,7 @@ export function checkToolsCompact(text: string, options: CompactCheckOptions = D
 // Draft generator
 
 /** Headings in TOOLS.md that feed each compact section (matched case-insensitively, substring). */
-export const SECTION_SYNONYMS: Record<string, string[]> = {
+const SECTION_SYNONYMS: Record<string, string[]> = {
   browser: ["browser", "chrome", "chromium", "playwright", "cdp"],
   "mission control": ["mission control", "mission-control"],
   "telegram topics": ["telegram", "topic"],
@@ -142,7 +142,7 @@ function isPath(token: string): boolean {
  * paths and @handles, in the order they appear. A token inside a longer one (the host:port of a
  * URL) is not repeated.
  */
-export function exactTokens(text: string): string[] {
+function exactTokens(text: string): string[] {
   const found: { index: number; token: string }[] = [];
   for (const match of text.matchAll(/`[^`]+`/g)) found.push({ index: match.index ?? 0, token: match[0] });
   const bare = text.replace(/`[^`]+`/g, (code) => " ".repeat(code.length));

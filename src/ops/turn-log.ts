@@ -10,15 +10,15 @@ import { MEMORY_OUTCOME_EVENT } from "../context/service.ts";
 
 export type LogRecord = { time?: number; level?: number; msg?: string; name?: string; event?: string; sessionType?: string; session?: string; [key: string]: unknown };
 
-export const BOOTSTRAP_DECISION_EVENT = "aci-bootstrap.decision";
+const BOOTSTRAP_DECISION_EVENT = "aci-bootstrap.decision";
 /** Lines older logs wrote before the memory line had its event. */
 const LEGACY_MEMORY_MESSAGE = "memory context for this turn";
 /** A memory line or a capture belongs to a bootstrap of its session at most this far away. */
 const SAME_TURN_MS = 120_000;
 
-export type TurnFiles = { rule?: string; files: string[]; dropped: string[]; tokensBefore?: number; tokensAfter?: number; hostFiltered: string[] };
+type TurnFiles = { rule?: string; files: string[]; dropped: string[]; tokensBefore?: number; tokensAfter?: number; hostFiltered: string[] };
 export type TurnMemory = { status?: string; injected: number; reason: string; delivery?: string; chars: number };
-export type TurnCapture = { action?: string; classes: string[] };
+type TurnCapture = { action?: string; classes: string[] };
 
 export type TurnSummary = {
   time: number;

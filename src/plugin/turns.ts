@@ -31,7 +31,7 @@ function text(value: unknown): string | undefined {
 }
 
 /** The sender before_prompt_build names (PluginHookAgentContext.senderId on ctx.channel), if any. */
-export function senderOfPromptBuild(ctx: Record<string, unknown>): Sender | undefined {
+function senderOfPromptBuild(ctx: Record<string, unknown>): Sender | undefined {
   const id = text(ctx.senderId);
   if (!id) return undefined;
   const channel = text(ctx.channel) ?? text(ctx.messageProvider);

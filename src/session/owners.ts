@@ -21,7 +21,7 @@ import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { resolveHookConfig } from "../host/hook-config.ts";
 
-export type OwnerSource = "owner-lists" | "channels.allowFrom" | "none";
+type OwnerSource = "owner-lists" | "channels.allowFrom" | "none";
 
 /** One owner: an id, on one channel or (channel undefined) on any. */
 export type OwnerId = { channel?: string; id: string };

@@ -32,12 +32,12 @@ function parseSteps(value: string | undefined): StepName[] | undefined {
 const KIND_WORD: Record<FileChange["kind"], string> = { create: "create", rewrite: "edit", append: "append", delete: "remove" };
 
 /** The changes of a run (or a plan), one line each. */
-export function formatChanges(changes: readonly FileChange[]): string[] {
+function formatChanges(changes: readonly FileChange[]): string[] {
   if (changes.length === 0) return ["  nothing to change"];
   return changes.map((change) => `  ${change.step.padEnd(13)} ${KIND_WORD[change.kind].padEnd(7)} ${change.file}: ${change.what}`);
 }
 
-export function formatRun(record: RunRecord, dryRun: boolean, invocation: Invocation): string {
+function formatRun(record: RunRecord, dryRun: boolean, invocation: Invocation): string {
   const head = dryRun
     ? `Plan of a maintenance pass at ${record.clock} (dry run: nothing was written):`
     : `Maintenance pass ${record.run} (${record.trigger}, clock ${record.clock}): ${record.changes.length} change(s)`;

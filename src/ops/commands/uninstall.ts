@@ -13,7 +13,7 @@ import { defaultWorkspace } from "../paths.ts";
 import { usage } from "./command.ts";
 import type { OperatorCommand } from "./command.ts";
 
-export async function runUninstall(options: { config?: string; purge?: boolean; workspace?: string }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+async function runUninstall(options: { config?: string; purge?: boolean; workspace?: string }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const configPath = path.resolve(options.config ?? resolveOpenClawConfigPath(env));
   // What stays is read from the config as installed (its workspaces, a configured index folder).
   const installed = { configPath, cfg: await readOpenClawJson(configPath).catch(() => undefined), workspace: options.workspace ?? defaultWorkspace(env, configPath).dir, env };

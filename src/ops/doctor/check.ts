@@ -12,7 +12,7 @@ import type { LogRecord } from "../turn-log.ts";
  * warn: it works, but costs more or risks more than it should. fail: something the operator set up
  * or relies on does not work (a setting ignored, memory not delivered, hooks not loaded).
  */
-export type DoctorLevel = "ok" | "info" | "warn" | "fail";
+type DoctorLevel = "ok" | "info" | "warn" | "fail";
 
 export type DoctorFinding = {
   level: DoctorLevel;

@@ -19,7 +19,7 @@ import type { LogRecord } from "../turn-log.ts";
 import type { DoctorContext, Installed } from "./check.ts";
 
 /** Plugin: its folder under <state>/extensions or an entry not switched off; hook pack: its record or its folder. */
-export async function installedNow(configPath: string, workspace: string | undefined, cfg: OpenClawConfig | undefined, env: NodeJS.ProcessEnv): Promise<Installed> {
+async function installedNow(configPath: string, workspace: string | undefined, cfg: OpenClawConfig | undefined, env: NodeJS.ProcessEnv): Promise<Installed> {
   const plugin = pluginPackageStatus(cfg, env);
   const record = await readRecord(configPath).catch(() => undefined);
   const recorded = record?.units["hook-pack"];

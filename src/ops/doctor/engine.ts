@@ -23,7 +23,7 @@ function ourEngineUnavailable(ctx: DoctorContext): string | undefined {
 }
 
 /** The trade-off of another engine in the slot, in the words doctor prints (figures: docs/benchmarks.md, "another context engine"). */
-export const OTHER_ENGINE_TRADE_OFF = [
+const OTHER_ENGINE_TRADE_OFF = [
   "Only one context engine can be active. The plugin stands aside and delivers this turn's memory as prependContext on the user message.",
   "With Anthropic's prompt cache that message carries the breakpoint, and the next request replays it without the block: the cache entry a memory turn writes is never read.",
   "OpenClaw offers a plugin no other way to keep the block off that message without owning the slot (HOOK_ASSUMPTIONS.md, otherEngineNoCarrier).",

@@ -4,7 +4,7 @@ import { FIRST_PLUGIN_HOST, pluginServesHost, versionParts } from "../../host/ve
 import type { DoctorCheck, DoctorFinding } from "./check.ts";
 
 /** Install and migration are a clone's script on both versions. */
-export const INSTALL = "npm run install-hooks (in the openclaw-context clone)";
+const INSTALL = "npm run install-hooks (in the openclaw-context clone)";
 
 /** The oldest line the hook pack is built and tested for. */
 const FIRST_HOOK_PACK_HOST = [2026, 3, 0];

@@ -7,8 +7,8 @@ import { DEFAULT_COLLECT_OPTIONS, collectLessons } from "./sources.ts";
 // lessons: N_` line the promote puts into SOUL.md; "new lessons" is the lesson count of the same
 // sources compress-wisdom reads now, minus N (an estimate: the daily-notes window moves).
 
-export const WISDOM_INTERVAL_DAYS = 30;
-export const WISDOM_NEW_LESSONS = 10;
+const WISDOM_INTERVAL_DAYS = 30;
+const WISDOM_NEW_LESSONS = 10;
 
 export type WisdomDue = { due: boolean; why: string; lastCompressed?: string; lessonsThen?: number; lessonsNow: number };
 

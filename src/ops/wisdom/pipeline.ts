@@ -14,7 +14,7 @@ import type { WisdomEntry, WisdomLimits } from "./validate.ts";
 // SOUL.md is never touched here.
 
 export const DRAFT_NAME = "SOUL_WISDOM_DRAFT.md";
-export const TRACE_NAME = "SOUL_WISDOM_TRACE.md";
+const TRACE_NAME = "SOUL_WISDOM_TRACE.md";
 
 export type DistilResult =
   | { ok: true; entries: WisdomEntry[]; section: string; attempts: number; repaired: boolean }
@@ -50,7 +50,7 @@ export async function distilWisdom(params: {
 }
 
 /** Reviewer's trace: each entry with the raw lessons it cites (AC-7 evidence). */
-export function renderTrace(entries: readonly WisdomEntry[], lessons: readonly Lesson[], date: string): string {
+function renderTrace(entries: readonly WisdomEntry[], lessons: readonly Lesson[], date: string): string {
   const byId = new Map(lessons.map((lesson) => [lesson.id, lesson]));
   const out = [`# Wisdom trace (${date})`, "", "Each entry of SOUL_WISDOM_DRAFT.md with the raw lessons the model cited for it.", ""];
   for (const entry of entries) {

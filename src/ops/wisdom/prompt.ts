@@ -4,7 +4,7 @@ import { DEFAULT_WISDOM_LIMITS, REQUIRED_ENTRY } from "./validate.ts";
 import type { WisdomLimits } from "./validate.ts";
 
 // Step 2: the spec's distillation prompt, plus the output contract the validator checks.
-export const SPEC_PROMPT =
+const SPEC_PROMPT =
   "Group these lessons by theme. For each theme, write one compressed wisdom pattern: broader applicability, no implementation-specific details, maximum 15 words.";
 
 export function buildWisdomPrompt(lessons: readonly Lesson[], limits: WisdomLimits = DEFAULT_WISDOM_LIMITS): ChatMessage[] {

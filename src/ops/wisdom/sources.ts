@@ -6,7 +6,7 @@ import { findSections, splitLines } from "../../core/markdown.ts";
 // that the model must cite, so every wisdom entry can be traced back to the lessons it compresses.
 
 export type Lesson = { id: string; source: string; text: string };
-export type SourceStatus = { label: string; file: string; status: "ok" | "missing" | "no-lessons" | "truncated"; lessons: number; detail?: string };
+type SourceStatus = { label: string; file: string; status: "ok" | "missing" | "no-lessons" | "truncated"; lessons: number; detail?: string };
 export type CollectedLessons = { lessons: Lesson[]; sources: SourceStatus[]; warnings: string[]; omitted: number };
 
 export type CollectOptions = {
@@ -82,7 +82,7 @@ function sectionsText(text: string, pattern: RegExp): string | undefined {
 const DAILY_NOTE = /^(\d{4})-(\d{2})-(\d{2})(?:-[\w.-]+)?\.md$/;
 
 /** memory/YYYY-MM-DD[-slug].md notes dated within the last `days` days (inclusive of today). */
-export async function recentDailyNotes(workspace: string, today: Date, days: number): Promise<string[]> {
+async function recentDailyNotes(workspace: string, today: Date, days: number): Promise<string[]> {
   const dir = path.join(workspace, "memory");
   let names: string[];
   try {

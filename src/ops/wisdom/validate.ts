@@ -23,7 +23,7 @@ export const DEFAULT_WISDOM_LIMITS: WisdomLimits = { minEntries: 12, maxEntries:
 
 const ENTRY_LINE = /^\s*(?:[-*+]\s+)?\*\*(.+?)\*\*\s*(.*?)\s*(?:\[\s*((?:L\d+\s*,?\s*)+)\])?\s*$/;
 
-export function isRequiredEntry(entry: { name: string; wisdom: string }): boolean {
+function isRequiredEntry(entry: { name: string; wisdom: string }): boolean {
   return isMemoryEntryLine(`**${entry.name}** ${entry.wisdom}`);
 }
 
@@ -47,7 +47,7 @@ export function parseWisdomAnswer(text: string): ParsedAnswer {
   return { entries, strayLines };
 }
 
-export function wordCount(text: string): number {
+function wordCount(text: string): number {
   return text.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word)).length;
 }
 
