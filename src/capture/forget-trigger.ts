@@ -34,8 +34,9 @@ const RULES: Rule[] = [
   { trigger: "forget-that", regex: /^(?:forget|stop remembering)\b(?:\s+(?:about|that|the fact that|what i (?:said|told you) about|everything (?:about|i said about)))?\s*(.*)$/iu },
   // Spanish, German, French.
   { trigger: "es-olvida", regex: /^(?:olvida|olvídate|olvidate)(?:\s+(?:de|que|lo de|eso de))*\s*(.*)$/iu },
-  { trigger: "de-vergiss", regex: /^(?:vergiss|vergessen sie)\b[\s,]*(?:dass\s+|das mit\s+)?(.*)$/iu },
-  { trigger: "fr-oublie", regex: /^(?:oublie|oubliez)\b\s*(?:que\s+|qu'|ce que j'ai dit sur\s+)?(.*)$/iu },
+  // "Vergiss nicht, dass …" / "oublie pas …" are "don't forget" (a request to remember), not to forget.
+  { trigger: "de-vergiss", regex: /^(?:vergiss|vergessen sie)\b(?![\s,]*nicht\b)[\s,]*(?:dass\s+|das mit\s+)?(.*)$/iu },
+  { trigger: "fr-oublie", regex: /^(?:oublie|oubliez)\b(?!\s*pas\b)\s*(?:que\s+|qu'|ce que j'ai dit sur\s+)?(.*)$/iu },
   { trigger: "es-de-fr-delete", regex: new RegExp(String.raw`^(?:borra|elimina|lösch(?:e)?|efface|supprime)\s+(.+?)\s+(?:${MEMORY_PLACE})$`, "iu") },
   // Chinese: 忘掉/忘记 at the start (not 你忘了 "you forgot", not 别忘了 "don't forget"), 把…删掉.
   { trigger: "zh-forget", regex: /^(?:忘掉|忘记(?!了))(.*)$/u },

@@ -40,7 +40,7 @@ const WITHHELD_ALL = new RegExp(WITHHELD.source, "g");
 // Latin keywords need word edges (\b does not know "ñ"); CJK ones stand alone.
 const latin = (words: string) => `(?<![\\p{L}\\p{N}_])(?:${words})(?![\\p{L}\\p{N}_])`;
 const KEYWORDS: [SecretKind, string][] = [
-  ["password", latin("pass(?:word|wort|phrase|code)s?|passwd|pwd|kennwort|contrase(?:ñ|n)a|clave|mot de passe|mdp") + "|密码|口令|パスワード"],
+  ["password", latin("pass(?:word|wort|phrase|code)s?|passwd|pwd|kennwort|contrase(?:ñ|n)a|clave|mot de passe|mdp") + "|(?<![柜门])密码|口令|パスワード"],
   ["pin", latin("pin(?:[ -]?(?:code|nummer|number|no))?|cvv2?|cvc2?|security code")],
   [
     "api-key",

@@ -38,6 +38,11 @@ const NOT_REQUESTS = [
   "Remember that my locker code is 4312",
   "别忘了我的储物柜密码",
   "你忘了我的密码",
+  // "Don't forget" in German and French asks to remember (bench/capture's de-pos-03, de-pos-04).
+  "Vergiss nicht, dass der Klempner am Dienstag kommt",
+  "Vergiss nicht, Mama morgen anzurufen",
+  "Vergessen Sie nicht, dass das Büro freitags zu ist",
+  "Oublie pas que le plombier vient mardi",
 ];
 
 describe("forget requests", () => {
