@@ -109,7 +109,7 @@ function matches(written: readonly string[], expected: readonly string[]): numbe
 
 const NOW = new Date("2026-11-25T10:00:00.000Z");
 // Secret values kept (memory_keep_secrets): this bench measures what the capture understands of a
-// message; what it withholds by default is test/unit/secrets.test.ts's (24 secrets, 34 look-alikes).
+// message; what it withholds by default is test/unit/secrets.test.ts's (24 secrets, 36 look-alikes).
 const CONFIG = { ...HYGIENE_CONFIG_DEFAULTS, memory_keep_secrets: true, lock_retry_interval_seconds: 0.01, lock_max_retries: 500 };
 
 export async function runMessage(message: LabelledMessage, root: string): Promise<MessageResult> {

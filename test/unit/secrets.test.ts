@@ -35,6 +35,8 @@ const SECRETS: [string, string][] = [
 const NOT_SECRETS = [
   // the issue's own example: a locker code is not on the list
   "my locker code is 4312",
+  "我的储物柜密码是4312", // a locker code in Chinese (密码 after 柜 or 门 is a code, not a password)
+  "大门密码是0815",
   "Actually, my locker code is 5580 now",
   "the door code is 7788",
   // dates, times, phone numbers, prices, slips, versions, ids
