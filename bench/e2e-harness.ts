@@ -16,7 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { PROBE_PACK_DIR, REPO_ROOT, removeTempRoot, stagePack, startGateway } from "../test/e2e/gateway.ts";
+import { REPO_ROOT, removeTempRoot, stagePack, startGateway } from "../test/e2e/gateway.ts";
 import type { Gateway } from "../test/e2e/gateway.ts";
 import { ensureInstalled, ensurePackRuntimeDeps } from "../test/e2e/install.ts";
 import type { InstalledTarget } from "../test/e2e/install.ts";

@@ -3,7 +3,7 @@
 import { OPENCLAW_TARGETS } from "../../test/e2e/versions.ts";
 import type { ModelApi, StartGatewayOptions } from "../../test/e2e/gateway.ts";
 import { markdownTable } from "../lib/table.ts";
-import { analyseBreakpoints, breakpointCost, extrapolatedBreakpointCost, extrapolatedCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
+import { analyseBreakpoints, breakpointCost, extrapolatedBreakpointCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { BreakpointRow, ConversationTurn, CostAssumptions, TurnRow } from "./analyse.ts";
 import { ARM_LABELS, ARMS, loadConversation, PLUGIN_ARM_SETTINGS, pluginArmsHost, runArm, runPluginArms } from "./arms.ts";
 import type { Arm, ArmResult } from "./arms.ts";

@@ -1,7 +1,6 @@
 // Markdown tables for the LoCoMo summary.
 import { pct, ratio } from "../lib/metrics.ts";
 import { markdownTable } from "../lib/table.ts";
-import { estimateTokens } from "../../src/core/tokens.ts";
 import { formatCompactBlock, formatContextBlock } from "../../src/context/format.ts";
 import type { ContextBlockFormatter } from "../../src/context/format.ts";
 import { BENCH_DIFFERENCES } from "../lib/bundle.ts";

@@ -219,7 +219,7 @@ export function correctionStatement(entry: CorrectionEntry): string {
     .filter((line) => line.startsWith(">"))
     .map((line) => line.replace(/^>[ \t]?/, ""))
     .join(" ");
-  return fixed && !/^\(pending/.test(fixed) ? fixed : quoted || (entry.triggerPhrase ?? "");
+  return fixed && !fixed.startsWith("(pending") ? fixed : quoted || (entry.triggerPhrase ?? "");
 }
 
 /**

@@ -179,7 +179,7 @@ export class WorkspaceFacts {
       .reverse()
       .slice(0, MAX_DEDUPE_FILES + (names.includes(`${today}.md`) ? 1 : 0));
     const wanted = new Set(days.map((day) => path.join(dir, `${day}.md`)));
-    for (const file of [...this.files.keys()]) if (!wanted.has(file)) this.forget(file);
+    for (const file of this.files.keys()) if (!wanted.has(file)) this.forget(file);
     // Today's file is looked at on every capture; older ones (edited rarely, and only ever acted on
     // after a check under their lock) at most every OLDER_RECHECK_MS, so a burst of captures costs
     // one stat per capture, not thirty-one.

@@ -65,7 +65,7 @@ export function tidyStatement(text: string): string {
     .replace(/[\u0000-\u001F\u007F-\u009F\u200B-\u200D\u2028\u2029\u2060\uFEFF\u202A-\u202E\u2066-\u2069]/g, " ")
     .replace(/\s+/g, " ")
     .trim()
-    .replace(/^(?:[#>*+•·\-]+\s*|\d{1,9}[.)]\s+)+/, "")
+    .replace(/^(?:[#>*+•·-]+\s*|\d{1,9}[.)]\s+)+/, "")
     .replace(/^[\s,;:：，、\-–—]+|[\s,;:：，、\-–—]+$/g, "")
     .trim();
   if (tidy.length > MAX_FACT_CHARS) {

@@ -37,5 +37,5 @@ export function writeContextFile(workspaceDir: string, content: string): Promise
 
 /** Resolves when every queued context-file write has finished (tests, shutdown). */
 export async function flushContextFileWrites(): Promise<void> {
-  while (queues.size > 0) await Promise.all([...queues.values()]);
+  while (queues.size > 0) await Promise.all(queues.values());
 }

@@ -1,5 +1,4 @@
 import path from "node:path";
-import type { OpenClawConfig } from "../host/events.ts";
 import { isInside } from "../memory/sources.ts";
 import { expandHome } from "../core/paths.ts";
 import { realPathOrResolvedSync } from "../fs/safe-read.ts";

@@ -1,6 +1,6 @@
 // The part of OpenClaw's plugin API the plugin uses, in one declaration. Names follow the host's
-// own types (2026.9.6 `dist/hook-runner-global-*.d.ts`: PluginHookAgentContext,
-// PluginHookBeforePromptBuildEvent / Result; `dist/plugin-entry-*.d.ts`: OpenClawPluginApi). The
+// own types (2026.9.6 `dist/hook-runner-global-*.d.ts`: PluginHookBeforePromptBuildResult;
+// `dist/plugin-entry-*.d.ts`: OpenClawPluginApi). The
 // plugin has no `openclaw` dependency to import them from, and the host may omit any field, so every
 // field is optional and read through type guards.
 import type { OpenClawConfig } from "./events.ts";
@@ -12,31 +12,6 @@ export type HostLogger = {
   warn: (message: string) => void;
   error: (message: string) => void;
 };
-
-/** PluginHookAgentContext: what `before_prompt_build` gets as its second argument. */
-type PromptBuildContext = {
-  runId?: string;
-  agentId?: string;
-  sessionKey?: string;
-  sessionId?: string;
-  workspaceDir?: string;
-  modelId?: string;
-  messageProvider?: string;
-  /** Channel id for channel-originated runs, e.g. `telegram`. */
-  channel?: string;
-  accountId?: string;
-  chatId?: string;
-  /** Sender identity for channel-originated runs, when available. */
-  senderId?: string;
-  /** "user" | "heartbeat" | "cron" | …; a subagent run says "user" (recognised by its key). */
-  trigger?: string;
-  channelId?: string;
-  /** Resolved effective context-token budget after model/config/agent caps. */
-  contextTokenBudget?: number;
-};
-
-/** PluginHookBeforePromptBuildEvent. */
-type PromptBuildEvent = { prompt?: unknown; currentUserMessage?: unknown; currentUserMessageId?: unknown; messages?: unknown };
 
 /** PluginHookBeforePromptBuildResult (the fields we return). */
 export type PromptBuildResult = { prependContext?: string; appendSystemContext?: string };

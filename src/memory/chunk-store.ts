@@ -460,7 +460,6 @@ export class ChunkStore<M> {
 
   /** Fills an empty store from a snapshot (whose arrays it adopts), yielding between slices of slots. */
   private *loadSteps(snapshot: StoreSnapshot<M>): Generator<void> {
-    const store = this;
     const n = snapshot.textStart.length;
     const expected = snapshot.files.reduce((sum, f) => sum + f.count, 0);
     const forwardTotal = snapshot.forwardLength.reduce((sum, l) => sum + l, 0);
@@ -470,41 +469,41 @@ export class ChunkStore<M> {
     for (const array of [snapshot.textStart, snapshot.textLength, snapshot.heading, snapshot.date, snapshot.confidence, snapshot.length, snapshot.forwardLength]) {
       if (array.length !== n) throw new Error("index snapshot is inconsistent");
     }
-    store.terms = snapshot.terms.slice();
-    store.terms.forEach((term, id) => store.termIds.set(term, id));
-    store.documentFrequency = new Int32Array(store.terms.length);
-    store.scratchCount = new Int32Array(store.terms.length);
-    store.headings = snapshot.headings.slice();
-    store.headings.forEach((h, id) => store.headingIds.set(h.join("\u0000"), id));
-    store.textStart = snapshot.textStart;
-    store.textLength = snapshot.textLength;
-    store.heading = snapshot.heading;
-    store.date = snapshot.date;
-    store.confidence = snapshot.confidence;
-    store.length = snapshot.length;
-    store.forwardLength = snapshot.forwardLength;
-    store.forwardTerm = snapshot.forwardTerm;
-    store.forwardTf = snapshot.forwardTf;
-    store.forwardUsed = forwardTotal;
-    store.forwardStart = new Int32Array(n);
-    store.alive = new Uint8Array(n).fill(1);
-    store.slotFile = new Array(n);
+    this.terms = snapshot.terms.slice();
+    this.terms.forEach((term, id) => this.termIds.set(term, id));
+    this.documentFrequency = new Int32Array(this.terms.length);
+    this.scratchCount = new Int32Array(this.terms.length);
+    this.headings = snapshot.headings.slice();
+    this.headings.forEach((h, id) => this.headingIds.set(h.join("\u0000"), id));
+    this.textStart = snapshot.textStart;
+    this.textLength = snapshot.textLength;
+    this.heading = snapshot.heading;
+    this.date = snapshot.date;
+    this.confidence = snapshot.confidence;
+    this.length = snapshot.length;
+    this.forwardLength = snapshot.forwardLength;
+    this.forwardTerm = snapshot.forwardTerm;
+    this.forwardTf = snapshot.forwardTf;
+    this.forwardUsed = forwardTotal;
+    this.forwardStart = new Int32Array(n);
+    this.alive = new Uint8Array(n).fill(1);
+    this.slotFile = Array.from({ length: n });
     let slot = 0;
     for (const f of snapshot.files) {
       const file: StoredFile<M> = { rel: f.rel, meta: f.meta, text: f.text, firstSlot: slot, count: f.count };
-      store.files.set(f.rel, file);
-      for (let i = 0; i < f.count; i++) store.slotFile[slot + i] = file;
+      this.files.set(f.rel, file);
+      for (let i = 0; i < f.count; i++) this.slotFile[slot + i] = file;
       slot += f.count;
     }
     // The loops live in plain methods (V8 optimises them better than a generator body).
     let offset = 0;
     for (let from = 0; from < n; from += STEP_SLOTS) {
-      offset = store.indexLoadedSlots(from, Math.min(n, from + STEP_SLOTS), offset);
+      offset = this.indexLoadedSlots(from, Math.min(n, from + STEP_SLOTS), offset);
       yield;
     }
-    store.slots = n;
-    store.liveSlots = n;
-    yield* store.rebuildPostingsSteps();
+    this.slots = n;
+    this.liveSlots = n;
+    yield* this.rebuildPostingsSteps();
   }
 
   /** Forward-list starts, document frequencies and total length for loaded slots [from, to). */

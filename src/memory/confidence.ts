@@ -125,7 +125,7 @@ export function parseMemoryMetadata(entry: string): MemoryMetadata | null {
     }
   }
   if (/(^|\s)#correction\b/.test(entry.replace(COMMENT, " "))) {
-    meta = { ...(meta ?? {}), source: "correction" };
+    meta = { ...meta, source: "correction" };
   }
   return meta;
 }

@@ -390,7 +390,8 @@ export class MemoryIndex {
     }
 
     // 3. Files that left (deleted, no longer matched, grown past the size cap).
-    for (const rel of [...this.store.fileNames()]) {
+    // A copy: deleteFile changes (and, compacting, replaces) the map being listed.
+    for (const rel of Array.from(this.store.fileNames())) {
       if (keep.has(rel)) continue;
       this.store.deleteFile(rel);
       stats.changed = true;
@@ -511,7 +512,7 @@ class Slicer {
  */
 function statEach(files: readonly string[], limit: number): Promise<(Stats | undefined)[]> {
   return new Promise((resolve) => {
-    const results = new Array<Stats | undefined>(files.length);
+    const results = Array.from<Stats | undefined>({ length: files.length });
     if (files.length === 0) return resolve(results);
     let next = 0;
     let done = 0;

@@ -64,7 +64,7 @@ const QUALIFIER = /^[ \t]+(?:for|of|on|at|to|with|für|bei|von|de|del|para|pour|
 const CONNECTOR = /^[ \t]*(?:[:：=]|-|→|(?:is|are|was|were|ist|lautet|war|es|era|est|était)(?![\p{L}])|是|为|為|は)[ \t]*[:：]?[ \t]*(?:(?:now|still|actually|jetzt|ahora|maintenant)[ \t]+|现在)?/iu;
 const BARE_GAP = /^[ \t]*/;
 // The value ends with its clause: punctuation, a conjunction, a tag, a comment or a bracket.
-const CLAUSE_END = /[,;，。；\n]|[.!?](?=\s|$)|\s(?:and|but|or|und|aber|oder|y|pero|o|et|mais|ou)\s|\s#[a-z]|<!--|\s[(\[*]/iu;
+const CLAUSE_END = /[,;，。；\n]|[.!?](?=\s|$)|\s(?:and|but|or|und|aber|oder|y|pero|o|et|mais|ou)\s|\s#[a-z]|<!--|\s[([*]/iu;
 const MAX_VALUE_CHARS = 80;
 // A first word that says the sentence is about the secret, not its value: "my password is in my
 // notes", "the PIN is the same", "Passwort ist falsch".

@@ -62,8 +62,14 @@ export function carriedSettings(config: Record<string, unknown>): { settings: Re
   }
   // A hook switched off stays off: the plugin's own switch for that half.
   const entries = (config.hooks as { internal?: { entries?: Record<string, { enabled?: unknown }> } } | undefined)?.internal?.entries;
-  if (entries?.[HOOK_KEYS.aciBootstrap]?.enabled === false) (settings.bootstrap = false), carried.push(`hooks.internal.entries.${HOOK_KEYS.aciBootstrap}.enabled false → bootstrap false`);
-  if (entries?.[HOOK_KEYS.ethosContext]?.enabled === false) (settings.memory = false), carried.push(`hooks.internal.entries.${HOOK_KEYS.ethosContext}.enabled false → memory false`);
+  if (entries?.[HOOK_KEYS.aciBootstrap]?.enabled === false) {
+    settings.bootstrap = false;
+    carried.push(`hooks.internal.entries.${HOOK_KEYS.aciBootstrap}.enabled false → bootstrap false`);
+  }
+  if (entries?.[HOOK_KEYS.ethosContext]?.enabled === false) {
+    settings.memory = false;
+    carried.push(`hooks.internal.entries.${HOOK_KEYS.ethosContext}.enabled false → memory false`);
+  }
   return { settings, carried };
 }
 
@@ -74,14 +80,23 @@ export function removeRetiredKeys(config: Record<string, unknown>, hookState: Pa
   if (plugins) {
     for (const key of ["entries", "installs"]) {
       const map = plugins[key];
-      if (isObject(map) && COMPANION_PLUGIN_ID in map) (delete map[COMPANION_PLUGIN_ID], (changed = true));
+      if (isObject(map) && COMPANION_PLUGIN_ID in map) {
+        delete map[COMPANION_PLUGIN_ID];
+        changed = true;
+      }
     }
     const slots = isObject(plugins.slots) ? plugins.slots : undefined;
-    if (slots?.contextEngine === COMPANION_PLUGIN_ID) (delete slots.contextEngine, (changed = true));
+    if (slots?.contextEngine === COMPANION_PLUGIN_ID) {
+      delete slots.contextEngine;
+      changed = true;
+    }
     const load = isObject(plugins.load) ? plugins.load : undefined;
     if (load && Array.isArray(load.paths)) {
       const kept = load.paths.filter((entry) => !(typeof entry === "string" && /openclaw-context[\\/]plugin[\\/]?$/.test(entry)));
-      if (kept.length !== load.paths.length) (load.paths = kept), (changed = true);
+      if (kept.length !== load.paths.length) {
+        load.paths = kept;
+        changed = true;
+      }
     }
   }
   const internal = (config.hooks as { internal?: Record<string, unknown> } | undefined)?.internal;
@@ -89,11 +104,20 @@ export function removeRetiredKeys(config: Record<string, unknown>, hookState: Pa
   for (const hookKey of [HOOK_KEYS.aciBootstrap, HOOK_KEYS.ethosContext]) {
     // Its options are in the plugin's config now; only `enabled` is restored to its pre-install state.
     const entry = entries?.[hookKey];
-    if (isObject(entry)) for (const key of Object.keys(entry)) if (key !== "enabled") (delete entry[key], (changed = true));
+    if (isObject(entry)) {
+      for (const key of Object.keys(entry)) {
+        if (key === "enabled") continue;
+        delete entry[key];
+        changed = true;
+      }
+    }
   }
   changed = revertHookState(config, hookState, [HOOK_KEYS.aciBootstrap, HOOK_KEYS.ethosContext]) || changed;
   const installs = isObject(internal?.installs) ? internal.installs : undefined;
-  if (installs && PLUGIN_ID in installs) (delete installs[PLUGIN_ID], (changed = true));
+  if (installs && PLUGIN_ID in installs) {
+    delete installs[PLUGIN_ID];
+    changed = true;
+  }
   return changed;
 }
 

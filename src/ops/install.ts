@@ -14,7 +14,7 @@ import { applyCarriedSettings, carriedSettings, RETIRED_UNIT_IDS, removeRetiredK
 import type { MigrationRecord } from "./companion-migration.ts";
 import { pluginServesHost } from "../host/version.ts";
 import { gitignoreUnit } from "./gitignore-unit.ts";
-import type { InstallMode, InstallParams, InstallUnit, UnitRecord, UnitRemoval } from "./install-unit.ts";
+import type { InstallMode, InstallParams, InstallUnit, UnitRecord } from "./install-unit.ts";
 
 export type { InstallMode, InstallParams, InstallUnit,   } from "./install-unit.ts";
 

@@ -5,7 +5,7 @@ export function lineDiff(before: string, after: string, labels = { before: "befo
   const a = before.split(/\r?\n/);
   const b = after.split(/\r?\n/);
   if (a.length * b.length > MAX_CELLS) return `--- ${labels.before}\n+++ ${labels.after}\n(files too large for an inline diff)\n`;
-  const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  const lcs: number[][] = Array.from({ length: a.length + 1 }, () => Array.from({ length: b.length + 1 }, () => 0));
   for (let i = a.length - 1; i >= 0; i -= 1) {
     for (let j = b.length - 1; j >= 0; j -= 1) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   }

@@ -111,7 +111,7 @@ const FLAG = /(?:^|\s)--?[a-zA-Z][\w-]*/;
 const CODE = /`[^`]+`/;
 // The separator colon must be followed by a space (or bold end + space): the colon of a URL scheme
 // ("http://…") or of host:port is part of the value, never a key separator.
-const KEY_VALUE = /^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][\w .\/-]{0,40}?)(?:\*\*)?\s*(?::(?=(?:\*\*)?(?:\s|$))|=)\s*(?:\*\*)?\s*(\S.*)$/;
+const KEY_VALUE = /^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][\w ./-]{0,40}?)(?:\*\*)?\s*(?::(?=(?:\*\*)?(?:\s|$))|=)\s*(?:\*\*)?\s*(\S.*)$/;
 const ID = /\b\d{2,}\b|@[\w-]+|\b[0-9a-f]{8}-[0-9a-f]{4}-/i;
 
 export type DraftResult = { text: string; perSection: { section: string; sources: string[]; items: number; dropped: number }[]; warnings: string[] };
@@ -233,7 +233,7 @@ export function extractLookupItems(body: string): string[] {
       if (line && line.length <= 80) items.push(`\`${line}\``);
       continue;
     }
-    if (!line || /^#/.test(line)) {
+    if (!line || line.startsWith("#")) {
       flush();
       continue;
     }

@@ -6,7 +6,6 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { estimateTokens } from "../../src/core/tokens.ts";
 import { explainWorkspace } from "../../src/ops/explain-workspace.ts";
 import type { SessionExplanation } from "../../src/ops/explain-workspace.ts";
 import { HEARTBEAT_PROVIDERS } from "../../src/bootstrap/heartbeat-run.ts";
@@ -181,7 +180,6 @@ for (const target of OPENCLAW_TARGETS) {
     let offGw: Gateway | undefined;
     let onGw: Gateway | undefined;
     let offEvents: ProbeEvent[] = [];
-    let onEvents: ProbeEvent[] = [];
     let offHashes: { before: Record<string, string>; after: Record<string, string> } | undefined;
     let onHashes: { before: Record<string, string>; after: Record<string, string> } | undefined;
     const explained = new Map<SessionName, SessionExplanation | string>();
@@ -228,7 +226,6 @@ for (const target of OPENCLAW_TARGETS) {
       for (const session of SESSIONS) on.set(session.name, await drive(onGw, session.drive));
       // A second turn of the forum topic: its on-demand line must be the same bytes (cache-stable).
       on.set("topic:again", await drive(onGw, SESSIONS.find((session) => session.name === "topic")!.drive));
-      onEvents = onGw.probeEvents();
       onHashes = { before, after: hashTree(onGw.workspaceDir) };
       // What `npm run explain` predicts for the same workspace, config and keys (host filters of this version).
       const cfg = deepMerge(JSON.parse(fs.readFileSync(onGw.configPath, "utf8")) as Record<string, unknown>, { hooks: { internal: { entries: { "aci-bootstrap": { hostVersion: version } } } } });

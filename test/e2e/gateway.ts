@@ -598,7 +598,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
     // The install commands edit openclaw.json; our entries and overrides go on top.
     const afterInstall = JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, unknown>;
-    let merged = deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...(options.hooks ?? {}) } } } });
+    let merged = deepMerge(afterInstall, { hooks: { internal: { enabled: true, entries: { "e2e-probe": { enabled: true }, ...options.hooks } } } });
     merged = deepMerge(merged, options.config ?? {});
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
 

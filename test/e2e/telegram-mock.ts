@@ -51,7 +51,7 @@ export async function startMockTelegram(): Promise<MockTelegram> {
   const updates: { update_id: number; message: Record<string, unknown> }[] = [];
   const wakers = new Set<() => void>();
   const wakeAll = () => {
-    for (const wake of [...wakers]) wake();
+    for (const wake of wakers) wake();
   };
   let nextUpdate = 1000;
   let nextMessage = 500;

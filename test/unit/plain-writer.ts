@@ -33,7 +33,10 @@ export function startPlainWriter(file: string): PlainWriter {
   const passed = (count: number) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
-        if (wrote > count) (listeners.delete(check), resolve());
+        if (wrote > count) {
+          listeners.delete(check);
+          resolve();
+        }
       };
       listeners.add(check);
       void exited.then(() => reject(new Error(`plain writer exited early: ${stderr}`)));

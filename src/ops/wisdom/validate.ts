@@ -32,7 +32,7 @@ export function parseWisdomAnswer(text: string): ParsedAnswer {
   const strayLines: string[] = [];
   for (const rawLine of text.split(/\r?\n/)) {
     const line = rawLine.trim();
-    if (!line || /^#{1,6}\s/.test(line) || /^_Last compressed:/i.test(line) || /^```/.test(line)) continue;
+    if (!line || /^#{1,6}\s/.test(line) || /^_Last compressed:/i.test(line) || line.startsWith("```")) continue;
     const match = ENTRY_LINE.exec(line);
     if (!match || !match[2]) {
       strayLines.push(line);
