@@ -13,6 +13,7 @@ import type { BootstrapLimits } from "../bootstrap/budget.ts";
 import { hostCoreFiles, hostDroppedNames, hostPreHookNames, hostVersionFor } from "../bootstrap/host-filters.ts";
 import { sessionContextFor } from "../bootstrap/run.ts";
 import { onDemandLine } from "../bootstrap/on-demand.ts";
+import { asHeartbeatRun } from "../bootstrap/heartbeat-run.ts";
 import { readWorkspaceFile } from "../bootstrap/workspace-read.ts";
 import { channelsFor, currentSetup, formatChannels } from "../context/channels.ts";
 import type { ChannelRow, HostSetup } from "../context/channels.ts";
@@ -111,6 +112,8 @@ export type ExplainOptions = {
   hostVersion?: string;
   /** Add the channel report (default true). */
   channels?: boolean;
+  /** The run is a heartbeat the host announced (2026.3.13's message:preprocessed): the heartbeat set, whatever the key. */
+  heartbeatRun?: boolean;
 };
 
 export async function explainWorkspace(options: ExplainOptions): Promise<Explanation> {
@@ -122,7 +125,10 @@ export async function explainWorkspace(options: ExplainOptions): Promise<Explana
   const hostVersion = options.hostVersion ?? hostVersionFor(policy.hostVersion, options.cfg);
   // Without a configured orchestration rule, a sample forum topic stands in so ORCHESTRATION can be shown.
   const orchestration = options.sessionKey ? { rule: policy.orchestration, key: "", sample: false } : sampleOrchestration(policy.orchestration);
-  const classify = (key: string) => classifySession(key, { ownerIds, mainKeys, orchestration: orchestration.rule });
+  const classify = (key: string) => {
+    const byKey = classifySession(key, { ownerIds, mainKeys, orchestration: orchestration.rule });
+    return options.heartbeatRun ? asHeartbeatRun(byKey) : byKey;
+  };
   const keys = options.sessionKey
     ? [options.sessionKey]
     : SESSION_TYPES.map((type) => sampleSessionKeys(ownerIds[0]!.id.toLowerCase(), ownerIds[0]!.channel, orchestration.key)[type]);

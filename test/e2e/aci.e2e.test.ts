@@ -233,7 +233,10 @@ for (const target of OPENCLAW_TARGETS) {
         const sessionKey = on.get(session.name)?.turn?.sessionKey;
         if (!sessionKey) continue;
         try {
-          explained.set(session.name, (await explainWorkspace({ workspaceDir: onGw.workspaceDir, cfg, sessionKey })).sessions[0]!);
+          // A heartbeat run is told apart only where the host announces it (2026.3.13's
+          // message:preprocessed, HOOK_ASSUMPTIONS preprocessedHeartbeat); explain is told so too.
+          const heartbeatRun = session.name === "heartbeat" && version.startsWith("2026.3.");
+          explained.set(session.name, (await explainWorkspace({ workspaceDir: onGw.workspaceDir, cfg, sessionKey, heartbeatRun })).sessions[0]!);
         } catch (error) {
           explained.set(session.name, error instanceof Error ? error.message : String(error));
         }

@@ -47,6 +47,14 @@ describe("explain on the sample workspace", async () => {
     }
   });
 
+  it("a heartbeat run the host announced (2026.3.13) is explained with the heartbeat set, the same key otherwise with the main set", async () => {
+    const explain = (heartbeatRun: boolean) => explainWorkspace({ workspaceDir, sessionKey: "agent:main:main", heartbeatRun, hostVersion: "2026.3.13", channels: false });
+    const beat = (await explain(true)).sessions[0]!;
+    expect([beat.sessionType, beat.injected.map((file) => file.name)]).toEqual(["HEARTBEAT_CRON", ["SOUL.md", "HEARTBEAT.md"]]);
+    const main = (await explain(false)).sessions[0]!;
+    expect([main.sessionType, main.injected.map((file) => file.name)]).toEqual(["MAIN_SESSION", ["SOUL.md", "USER.md", "TOOLS_COMPACT.md"]]);
+  });
+
   it("explains one key with a config file's owners", async () => {
     const one = await explainWorkspace({
       workspaceDir,
