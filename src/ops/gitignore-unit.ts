@@ -8,7 +8,7 @@ import { RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 import type { InstallUnit } from "./install-unit.ts";
 import { readTextIfExists } from "./safe-write.ts";
 
-const GITIGNORE_UNIT_ID = "workspace-gitignore";
+export const GITIGNORE_UNIT_ID = "workspace-gitignore";
 /** What install adds: the generated memory file at the workspace root, and the hidden temp file a crash mid-write can leave (src/fs/atomic.ts). */
 export const GITIGNORE_LINES = [`/${RETRIEVED_MEMORY_RECORD_NAME}`, `/.${RETRIEVED_MEMORY_RECORD_NAME}.*.tmp`] as const;
 

@@ -23,6 +23,7 @@ import type { InstallRecord } from "./install.ts";
 import type { HookEligibility } from "./hook-pack-install.ts";
 import { readOpenClawJson } from "./openclaw-json.ts";
 import { PLUGIN_UNIT_ID } from "./plugin-install.ts";
+import { GITIGNORE_UNIT_ID } from "./gitignore-unit.ts";
 import { configIssuesNow } from "./config-issues.ts";
 import { openClawConfigIssues } from "./openclaw-cli.ts";
 import { runCli } from "./plugin-install.ts";
@@ -277,8 +278,10 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
   const pkg = report.pluginPackage;
   if (pkg) out.push(...pkg.lines, "");
   out.push("Installed");
-  // The install record's plugin unit is the plugin line below, not a hook pack.
-  const packUnits = report.units.filter((unit) => unit.id !== PLUGIN_UNIT_ID && unit.id !== "plugin-package");
+  // The install record's plugin unit is the plugin line below, and the .gitignore line is either
+  // artifact's: neither is a hook pack.
+  const packUnits = report.units.filter((unit) => unit.id !== PLUGIN_UNIT_ID && unit.id !== "plugin-package" && unit.id !== GITIGNORE_UNIT_ID);
+  const gitignore = report.units.find((unit) => unit.id === GITIGNORE_UNIT_ID);
   const hookPackInstalled = packUnits.some((unit) => unit.installed);
   if (pkg) {
     const where = pkg.installDir ? `at ${pkg.installDir} (openclaw plugins install)` : "its entry is in openclaw.json, but its folder is not under <state dir>/extensions";
@@ -296,6 +299,7 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
     if (pkg && !hookPackInstalled) out.push(`  ${unit.id}: not installed, and not needed: the plugin does its work`);
     else out.push(`  ${unit.id}: ${unit.detail}`);
   }
+  if (pkg && gitignore) out.push(`  ${gitignore.id}: ${gitignore.detail}`);
   if (pkg && !hookPackInstalled) {
     out.push(`  ${report.hooks.map((hook) => hook.name).join(", ")}: the hook pack's entries, not used; the plugin's switches are plugins.entries.${pkg.id}.config (above)`);
   } else {
