@@ -79,16 +79,17 @@ export async function checkScheduledMaintenance(gw: Gateway, turn: (sessionKey: 
   const hadConfig = fs.existsSync(configFile) ? fs.readFileSync(configFile, "utf8") : undefined;
   const before = scheduledRuns(runsFile, "schedule:soul-keeper").length;
 
-  // A correction logged two days ago: past its cool-down, so the Soul Keeper's pass verifies it.
+  // A last run (every agent's steps), then the Soul Keeper's time: the minute that begins after it
+  // (local time, as the gateway's schedule reads it). The pass's own lock waits outlast ours.
+  await runMaintenancePass({ workspaceDir: ws, trigger: "manual" });
+  // A correction logged two days ago, after the pass by hand (which would verify it at once): past
+  // its cool-down, so the Soul Keeper's scheduled pass has it to verify, under CORRECTIONS.md's lock.
   const { id } = await appendCorrection(
     ws,
     { loggedAt: new Date(Date.now() - 2 * 86_400_000), triggerPhrase: "you forgot", triggerConfidence: "high", patternClass: "recall_failure", sessionKey: "agent:main:main", excerpt: "You forgot: the e2e tide table is for zone PZZ545", cooldownHours: 24, dedupeKey: `e2e-maintenance-${Date.now()}` },
     LOCK,
   );
 
-  // A last run (every agent's steps), then the Soul Keeper's time: the minute that begins after it
-  // (local time, as the gateway's schedule reads it). The pass's own lock waits outlast ours.
-  await runMaintenancePass({ workspaceDir: ws, trigger: "manual" });
   const minute = await nextMinute();
   fs.writeFileSync(
     configFile,
