@@ -90,7 +90,8 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
   });
 
   it("the tarball holds compiled JavaScript, the manifest and package.json only: no tests, fixtures, .ts sources or dependencies", () => {
-    expect(tarFiles).toEqual(["package/README.md", "package/index.js", "package/openclaw.plugin.json", "package/package.json"]);
+    // doctor-contract-api.js: the one-line entry `openclaw doctor` looks for next to index.js (src/plugin/doctor-contract.ts).
+    expect(tarFiles).toEqual(["package/README.md", "package/doctor-contract-api.js", "package/index.js", "package/openclaw.plugin.json", "package/package.json"]);
     const manifest = JSON.parse(fs.readFileSync(path.join(buildDir, "plugin", "package.json"), "utf8")) as Record<string, unknown>;
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.devDependencies).toBeUndefined();
