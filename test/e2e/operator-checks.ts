@@ -43,7 +43,7 @@ export function openclaw(gw: Gateway, args: string[], timeoutMs = CLI_TIMEOUT_MS
 
 /** Every line `openclaw logs` returns (plain text), through the gateway. */
 export async function openclawLogs(gw: Gateway): Promise<string[]> {
-  const out = await gw.cli(["logs", "--plain", "--limit", "20000", "--max-bytes", "16000000", "--timeout", "120000"], CLI_TIMEOUT_MS);
+  const out = await gw.cli(["logs", "--plain", "--limit", "5000", "--max-bytes", "1000000", "--timeout", "120000"], CLI_TIMEOUT_MS);
   return out.split("\n");
 }
 
@@ -134,14 +134,17 @@ export async function configTypo(gw: Gateway, observed: Observations, expectServ
   await gw.cli(["config", "unset", key], 120_000);
 }
 
-/** Files under a folder with their sha256, by relative path (ETHOS_CONTEXT.md left out: --purge removes it). */
+/**
+ * Files under a folder with their sha256, by relative path. Left out: ETHOS_CONTEXT.md (--purge
+ * removes it) and .gitignore (install added our line; uninstall takes it out again, checked below).
+ */
 function memoryHashes(workspace: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && entry.name !== "ETHOS_CONTEXT.md") out[path.relative(workspace, full)] = crypto.createHash("sha256").update(fs.readFileSync(full)).digest("hex");
+      else if (entry.isFile() && entry.name !== "ETHOS_CONTEXT.md" && entry.name !== ".gitignore") out[path.relative(workspace, full)] = crypto.createHash("sha256").update(fs.readFileSync(full)).digest("hex");
     }
   };
   walk(workspace);
@@ -164,5 +167,7 @@ export async function uninstallPurge(gw: Gateway): Promise<CliRun> {
   expect(fs.existsSync(path.join(gw.root, "openclaw-context.log"))).toBe(false);
   expect(fs.existsSync(path.join(gw.workspaceDir, "ETHOS_CONTEXT.md"))).toBe(false);
   expect(memoryHashes(gw.workspaceDir)).toEqual(before);
+  const gitignore = path.join(gw.workspaceDir, ".gitignore");
+  if (fs.existsSync(gitignore)) expect(fs.readFileSync(gitignore, "utf8")).not.toContain("ETHOS_CONTEXT.md");
   return result;
 }

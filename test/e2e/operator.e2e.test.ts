@@ -93,9 +93,11 @@ for (const version of ["2026.3.13"]) {
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(records.some((r) => r.event === "aci-bootstrap.decision" && r.sessionType === "MAIN_SESSION")).toBe(true);
       expect(records.some((r) => r.event === "config.invalid-key" && r.key === "hooks.internal.entries.ethos-context.serchTopK" && String(r.reason).includes("did you mean searchTopK?"))).toBe(true);
-      // What an operator tries first: OpenClaw's own log (through the gateway). The hook pack writes
-      // there through console.*, which OpenClaw captures (HOOK_ASSUMPTIONS.md hookConsoleInOpenclawLogs).
-      const openclawLogs = await gw.cli(["logs", "--plain", "--limit", "5000", "--max-bytes", "8000000"], 120_000);
+      // What an operator tries first: OpenClaw's own log, the file `openclaw logs` reads (`logging.file`).
+      // The hook pack writes there through console.*, which OpenClaw captures (HOOK_ASSUMPTIONS.md
+      // hookConsoleInOpenclawLogs). Read as a file: 2026.3.13's `openclaw logs` could not reach this
+      // gateway from the suite's CLI ("Gateway not reachable"), while every other CLI call could.
+      const openclawLogs = fs.readFileSync(path.join(gw.root, "openclaw-gateway.log"), "utf8");
       expect(openclawLogs).toContain("[openclaw-context] aci-bootstrap: MAIN_SESSION (main)");
       expect(openclawLogs.split("\n").filter((line) => line.includes("invalid config hooks.internal.entries.ethos-context.serchTopK: unknown key (did you mean searchTopK?)"))).toHaveLength(1);
 

@@ -430,7 +430,7 @@ describe.sequential(`the plugin on one real OpenClaw ${VERSION} gateway: migrati
     fs.writeFileSync(gw.configPath, `${JSON.stringify(config, null, 2)}\n`);
     await gw.restart();
     try {
-      expect(logLines(`[${PLUGIN_ID}] serving OpenClaw`).at(-1)).toContain(`memory delivery: prependContext (context engine ${OTHER_ENGINE} is configured; only one engine can be active, so the plugin stands aside)`);
+      expect(logLines(`[${PLUGIN_ID}] serving OpenClaw`).at(-1)).toContain(`memory delivery: prependContext (context engine ${OTHER_ENGINE} is configured; only one engine can be active, so the plugin stands aside`);
       // before_prompt_build's prependContext: on this turn's own message, nothing after it.
       const text = `What is my sailboat named, and where is it moored? ${letters(6)}`;
       const messages = messagesOf((await turn(MAIN, text)).request);

@@ -136,7 +136,7 @@ describe.sequential(`the packed plugin on a real OpenClaw ${VERSION} gateway`, (
     expect(out).toContain("switches: enabled true, bootstrap true, memory true");
     expect(out).toContain(`memory delivery: runtime-context carrier through context engine ${PLUGIN_ID}`);
     expect(out).toContain("openclaw-context status");
-    expect(out).toMatch(/Last turns, newest first \(--last <n>\)\n {2}.* MAIN_SESSION \(main\) session [0-9a-f]{10}\n {6}files: SOUL\.md, USER\.md, TOOLS_COMPACT\.md;.*\n {6}memory: 1 memor(y|ies) delivered as the runtime-context carrier/);
+    expect(out).toMatch(/Last turns, newest first \(--last <n>\)\n {2}.* MAIN_SESSION \(main\) session [0-9a-f]{10}\n {6}files: SOUL\.md, USER\.md, (?:BOOTSTRAP\.md, )?TOOLS_COMPACT\.md;.*\n {6}memory: \d+ memor(y|ies) delivered as the runtime-context carrier/);
     observed.registerCliCommand = out.includes(`Plugin (${PLUGIN_ID})`) ? "openclaw context status" : "missing";
   });
 
