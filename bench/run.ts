@@ -2,7 +2,7 @@
 //   npm run bench            full run (prints Markdown tables, writes bench/results/*.json)
 //   npm run bench:smoke      quick run for CI; exits non-zero when a benchmark is broken
 // Options: --only locomo,scale,hooks,cache,capture   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
-//          --cache-versions 2026.3.13,2026.9.6   --cache-arms hooks-off,aci-only,hook-path,plugin-prepend,plugin-path,persisted-prepend
+//          --cache-versions 2026.3.13,2026.9.6   --cache-arms hooks-off,aci-only,aci-no-index,hook-path,plugin-prepend,plugin-path,persisted-prepend,no-plugin
 //          --cache-api anthropic-messages (the mock speaks Anthropic's API to every arm)
 //          --legacy-index / --no-legacy-index: also run the MiniSearch index the bundle replaced, side by
 //          side (LoCoMo and scale; default on for a full run, off for smoke)

@@ -20,12 +20,13 @@ import type { Gateway, StartGatewayOptions } from "../../test/e2e/gateway.ts";
 import { analyseConversation, extrapolatedCost, measuredCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { ConversationTurn, CostAssumptions, TurnRow } from "./analyse.ts";
 
-export const ARMS = ["hooks-off", "aci-only", "hook-path", "plugin-prepend", "plugin-path", "persisted-prepend", "no-plugin"] as const;
+export const ARMS = ["hooks-off", "aci-only", "aci-no-index", "hook-path", "plugin-prepend", "plugin-path", "persisted-prepend", "no-plugin"] as const;
 export type Arm = (typeof ARMS)[number];
 
 export const ARM_LABELS: Record<Arm, string> = {
   "hooks-off": "hooks off (OpenClaw default)",
   "aci-only": "aci-bootstrap only",
+  "aci-no-index": "aci-bootstrap only, without the on-demand index line",
   "hook-path": "hook path (the hook pack, both hooks)",
   "plugin-prepend": "plugin, prependContext (its context engine not selected)",
   "plugin-path": "plugin path (runtime-context carrier through its context engine)",
@@ -63,6 +64,8 @@ export type ArmResult = {
 export const PLUGIN_ARM_SETTINGS: Partial<Record<Arm, { config: Record<string, unknown>; contextEngine: string }>> = {
   "hooks-off": { config: { enabled: false }, contextEngine: "legacy" },
   "aci-only": { config: { memory: false }, contextEngine: "legacy" },
+  // What the on-demand index line costs (issue 28): the same arm with the line switched off.
+  "aci-no-index": { config: { memory: false, aciBootstrap: { onDemandIndex: false } }, contextEngine: "legacy" },
   "plugin-prepend": { config: {}, contextEngine: "legacy" },
   "plugin-path": { config: {}, contextEngine: PLUGIN_ID },
 };

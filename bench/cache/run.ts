@@ -30,7 +30,7 @@ export function armsFor(version: string): Arm[] {
 
 /** The arms a run may ask for on this version (the default ones, plus the reference on 2026.9+). */
 function armsAllowed(version: string): Arm[] {
-  return pluginArmsHost(version) ? [...armsFor(version), "no-plugin"] : armsFor(version);
+  return pluginArmsHost(version) ? [...armsFor(version), "aci-no-index", "no-plugin"] : armsFor(version);
 }
 
 /**
