@@ -481,7 +481,8 @@ describe.sequential(`the plugin on one real OpenClaw ${VERSION} gateway: migrati
 
   it("the plugin logged under its own id, never the companion's", () => {
     expect(gw.logs()).toMatch(/\[openclaw-context\] memory context for this turn/);
-    expect(gw.logs()).not.toContain(COMPANION_PLUGIN_ID);
+    // OpenClaw itself may name the retired entry it found (the migration test put it there); our lines never carry that prefix.
+    expect(gw.logs()).not.toContain(`[${COMPANION_PLUGIN_ID}]`);
   });
 
   it("HOOK_ASSUMPTIONS.md matches what this run observed", () => {
