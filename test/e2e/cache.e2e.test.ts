@@ -46,8 +46,11 @@ const identicalCount = (rows: ArmResult["rows"]) => `${rows.slice(1).filter((row
 
 /** Lines of the system prompt, split into OpenClaw's "## Memory Recall" section and the rest (blank lines dropped). */
 function memorySectionSplit(system: string): { section: string[]; rest: string[] } {
-  // The arms share one gateway; each runs its own session, whose id is the one intended difference.
-  const lines = system.replace(/sessionId=[0-9a-f-]+/g, "sessionId=<id>").split("\n");
+  // The arms share one gateway; each runs its own session (thread key and id): the one intended difference.
+  const lines = system
+    .replace(/sessionId=[0-9a-f-]+/g, "sessionId=<id>")
+    .replace(/session=agent:main:main:thread:cache-[\w-]+/g, "session=<the arm's thread>")
+    .split("\n");
   const start = lines.findIndex((line) => line === "## Memory Recall");
   if (start < 0) return { section: [], rest: lines.filter(Boolean) };
   let end = start + 1;

@@ -106,7 +106,7 @@ for (const version of ["2026.3.13"]) {
       expect(status.stdout).toContain(`hook-pack: installed (pack mode) at ${path.join(gw.stateDir, "hooks", "openclaw-context")}`);
       expect(status.stdout).toMatch(/aci-bootstrap: enabled \([^)]*\); the gateway lists it as eligible/);
       expect(status.stdout).toContain("- hooks.internal.entries.ethos-context.serchTopK: unknown key (did you mean searchTopK?)");
-      expect(status.stdout).toMatch(/\n {2}\d+ \w+ ago {2}MAIN_SESSION \(main\) session [0-9a-f]{10}\n {6}files: SOUL\.md, USER\.md, TOOLS_COMPACT\.md/);
+      expect(status.stdout).toMatch(/\n {2}\d+ \w+ ago {2}MAIN_SESSION \(main\) session [0-9a-f]{10}\n {6}files: SOUL\.md, USER\.md, (?:BOOTSTRAP\.md, )?TOOLS_COMPACT\.md/);
     }, 240_000);
 
 
