@@ -185,10 +185,7 @@ export async function runPluginArms(options: RunOptions & { arms: readonly Arm[]
         await editOpenClawJson(gateway.configPath, (config) => {
           const plugins = childObject(config, "plugins");
           // The longest wait the plugin allows for a turn's memory: a loaded machine never decides the figures.
-          // No de-duplication across turns: the carrier is not kept in the transcript, so a fact an
-          // earlier turn's block carried is gone from the model's view; each memory turn gets its own.
-          const { ethosContext, ...rest } = settings.config as { ethosContext?: Record<string, unknown> };
-          childObject(childObject(plugins, "entries"), PLUGIN_ID).config = { waitMs: 10_000, ...rest, ethosContext: { dedupeAcrossTurns: false, ...ethosContext } };
+          childObject(childObject(plugins, "entries"), PLUGIN_ID).config = { waitMs: 10_000, ...settings.config };
           childObject(plugins, "slots").contextEngine = settings.contextEngine;
           return true;
         });
