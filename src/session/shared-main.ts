@@ -7,21 +7,10 @@
 // senders approved later, which openclaw.json cannot list). Read from openclaw.json alone.
 import { isObject } from "../host/events.ts";
 import type { OpenClawConfig } from "../host/events.ts";
-import { canonicalChannel, isOwnerSender } from "./owners.ts";
+import { canonicalChannel, isOwnerSender, ownerFromEntry } from "./owners.ts";
 import type { OwnerId } from "./owners.ts";
 
 export type SharedMainWarning = { channel: string; reason: string };
-
-function entriesOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((entry): entry is string | number => typeof entry === "string" || typeof entry === "number").map(String) : [];
-}
-
-/** A channel's allowFrom entry as the sender it admits (a `<channel>:` prefix stripped). */
-function admitted(entry: string, channel: string): { channel: string; id: string } {
-  const colon = entry.indexOf(":");
-  if (colon > 0 && canonicalChannel(entry.slice(0, colon)) === channel) return { channel, id: entry.slice(colon + 1) };
-  return { channel, id: entry };
-}
 
 /** Whether DMs share the main session: `session.dmScope` (default "main") or any binding that sets "main". */
 export function dmScopeIsMain(cfg: OpenClawConfig | undefined): boolean {
@@ -45,13 +34,14 @@ export function sharedMainWarnings(cfg: OpenClawConfig | undefined, owners: read
     for (const [where, settings] of scopes) {
       const dm = isObject(settings.dm) ? settings.dm : {};
       const policy = typeof settings.dmPolicy === "string" ? settings.dmPolicy : typeof dm.policy === "string" ? dm.policy : "pairing";
-      const allowFrom = entriesOf(settings.allowFrom ?? dm.allowFrom);
+      const allowFrom: unknown[] = Array.isArray(settings.allowFrom) ? settings.allowFrom : Array.isArray(dm.allowFrom) ? dm.allowFrom : [];
       if (policy === "disabled") continue;
       if (policy === "open" && allowFrom.includes("*")) {
         warnings.push({ channel: where, reason: `dmPolicy "open" with "*": anyone who DMs the bot runs in the main session` });
         continue;
       }
-      const others = allowFrom.filter((entry) => entry !== "*" && !isOwnerSender(owners, admitted(entry, channel)));
+      // Each entry read as owners.ts reads an allowlist entry of this channel ("telegram:4242", "4242", 4242).
+      const others = allowFrom.flatMap((entry) => ownerFromEntry(entry, channel) ?? []).filter((admitted) => !isOwnerSender(owners, { channel, id: admitted.id }));
       if (others.length > 0) warnings.push({ channel: where, reason: `allowFrom admits ${others.length} id(s) that are not owners into the main session` });
       if (policy === "pairing") warnings.push({ channel: where, reason: `dmPolicy "pairing" (the default): anyone you approve with openclaw pairing approve runs in the main session` });
     }
