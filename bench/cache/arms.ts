@@ -6,7 +6,6 @@
 //             context-engine slot), a restart, and a fresh main-session thread, so no arm sees
 //             another's history. "no-plugin" is OpenClaw without the plugin on a gateway of its own:
 //             the reference that shows the hooks-off arm is OpenClaw's default (docs/benchmarks.md).
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -113,13 +112,12 @@ async function runConversation(gateway: Gateway, sessionKey: string, turns: read
   const bodies: Record<string, unknown>[] = [];
   for (const [index, turn] of turns.entries()) {
     const before = gateway.model.requests.length;
-    // This turn's request: one sent after chat.send (an earlier arm on the same gateway sent the same words).
-    const answer = await gateway.call("chat.send", { sessionKey, message: turn.text, idempotencyKey: crypto.randomUUID() }, { timeoutMs: TURN_TIMEOUT_MS });
-    const request = await gateway.model.waitForUserText(turn.text, TURN_TIMEOUT_MS, before);
-    await waitForRun(gateway, answer, index + 1);
+    // chatSend takes the request sent after the call (an earlier arm on the same gateway sent the same words).
+    const result = await gateway.chatSend(sessionKey, turn.text, TURN_TIMEOUT_MS);
+    await waitForRun(gateway, result.cliJson, index + 1);
     const extra = gateway.model.requests.length - before;
     if (extra !== 1) throw new Error(`turn ${index + 1}: expected one model request, saw ${extra}`);
-    bodies.push(request.body);
+    bodies.push(result.request.body);
   }
   return bodies;
 }

@@ -661,8 +661,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         .split("\n")
         .filter(Boolean)
         .map((line) => JSON.parse(line) as ProbeEvent);
-    const findTurn = async (sessionKey: string, text: string, timeoutMs: number, cliJson?: unknown): Promise<TurnResult> => {
-      const request = await model.waitForUserText(text, timeoutMs);
+    // A turn's request is one the model received after the turn was sent (`afterSeq`): an earlier
+    // turn may have sent the same words (another session, another arm on the same gateway).
+    const findTurn = async (sessionKey: string, text: string, timeoutMs: number, afterSeq: number, cliJson?: unknown): Promise<TurnResult> => {
+      const request = await model.waitForUserText(text, timeoutMs, afterSeq);
       const systemPrompt = model.systemPromptOf(request);
       return { sessionKey, text, request, systemPrompt, injectedFiles: parseInjectedFiles(systemPrompt), cliJson };
     };
@@ -682,16 +684,19 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       cli,
       call,
       async chatSend(sessionKey, text = uniqueText("chat"), timeoutMs = 60_000) {
+        const sent = model.requests.length;
         const answer = await call("chat.send", { sessionKey, message: text, idempotencyKey: crypto.randomUUID() }, { timeoutMs });
-        return findTurn(sessionKey, text, timeoutMs, answer);
+        return findTurn(sessionKey, text, timeoutMs, sent, answer);
       },
       async agentTurn(sessionKey, text = uniqueText("agent"), timeoutMs = 90_000) {
         // The gateway `agent` RPC (what `openclaw agent --session-key` calls on 2026.9.6; the
         // 2026.3.13 CLI has no --session-key flag, its RPC does). expectFinal waits for the run.
+        const sent = model.requests.length;
         const answer = await call("agent", { sessionKey, message: text, idempotencyKey: crypto.randomUUID() }, { expectFinal: true, timeoutMs });
-        return findTurn(sessionKey, text, 10_000, answer);
+        return findTurn(sessionKey, text, 10_000, sent, answer);
       },
       async cronTurn(text = uniqueText("cron"), timeoutMs = 90_000) {
+        const sent = model.requests.length;
         // The params `cron add --name … --cron "0 7 * * *" --message … --session isolated
         // --no-deliver` sends on both versions (read from their cron-cli).
         const job = await call<{ id?: string; job?: { id?: string } }>(
@@ -712,14 +717,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
         // `cron run` fails unless the answer says the job ran or was queued.
         const run = await call<{ ok?: boolean; ran?: boolean; enqueued?: boolean }>("cron.run", { id: jobId, mode: "force" }, { timeoutMs });
         if (!run?.ok || !(run.ran || run.enqueued)) throw new Error(`cron.run ${jobId} did not run the job: ${JSON.stringify(run)}`);
-        const turn = await findTurn("", text, timeoutMs, { jobId });
+        const turn = await findTurn("", text, timeoutMs, sent, { jobId });
         const bootstrap = [...readProbeEvents()].reverse().find((e) => e.event === "agent:bootstrap" && typeof e.sessionKey === "string" && e.sessionKey.includes(`:cron:${jobId}`));
         return { ...turn, sessionKey: bootstrap?.sessionKey ?? `agent:main:cron:${jobId}` };
       },
       async heartbeatTurn(text = uniqueText("heartbeat"), timeoutMs = 90_000) {
+        const sent = model.requests.length;
         const woken = await call<{ ok?: boolean }>("wake", { mode: "now", text }, { timeoutMs: 60_000 });
         if (woken?.ok === false) throw new Error(`wake (system event --mode now) was refused: ${JSON.stringify(woken)}`);
-        return findTurn("agent:main:main", text, timeoutMs);
+        return findTurn("agent:main:main", text, timeoutMs, sent);
       },
       lastSystemPrompt(needle) {
         const request = model.findByUserText(needle);

@@ -58,11 +58,9 @@ function projectContextSection(systemPrompt: string, recordPath: string): string
 export function hookPackMemoryChecks(gateway: () => Gateway): void {
   let dayFile: string;
 
-  /** chat.send, then this turn's model request: one sent after the call (a group may have sent the same words). */
+  /** chat.send, then this turn's model request (the harness takes the one sent after the call: a group may have sent the same words). */
   async function chatSend(sessionKey: string, text: string): Promise<RecordedRequest> {
-    const before = gateway().model.requests.length;
-    await gateway().call("chat.send", { sessionKey, message: text, idempotencyKey: crypto.randomUUID() }, { timeoutMs: 60_000 });
-    return gateway().model.waitForUserText(text, 60_000, before);
+    return (await gateway().chatSend(sessionKey, text, 60_000)).request;
   }
   const systemPromptOf = (request: RecordedRequest) => gateway().model.systemPromptOf(request);
   const written = () => (fs.existsSync(dayFile) ? fs.readFileSync(dayFile, "utf8") : "");
