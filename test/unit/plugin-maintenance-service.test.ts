@@ -4,9 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { setLogDestination } from "../../src/core/log.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { listRuns } from "../../src/lifecycle/run-log.ts";
 import { runMaintenancePass } from "../../src/lifecycle/pass.ts";
 import { register } from "../../src/plugin/index.ts";
@@ -14,17 +12,9 @@ import type { PluginApi, PluginService } from "../../src/host/plugin-api.ts";
 import { MAINTENANCE_SERVICE_ID, maintenanceService } from "../../src/plugin/maintenance-service.ts";
 import { MAINTENANCE_DELAY_ENV, maintenanceStartupDelayMs as startupDelayMs } from "../../src/lifecycle/schedule.ts";
 import { agentWorkspaces } from "../../src/context/workspace.ts";
+import { isolateFromOperatorConfig } from "./plugin-fixtures.ts";
 
-const noConfigDir = fs.mkdtempSync(path.join(os.tmpdir(), "maintenance-service-"));
-beforeAll(() => {
-  vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(noConfigDir, "absent.json"));
-  setLogDestination(new Writable({ write: (_chunk, _enc, done) => done() }));
-});
-afterAll(() => {
-  setLogDestination(undefined);
-  vi.unstubAllEnvs();
-  fs.rmSync(noConfigDir, { recursive: true, force: true });
-});
+const noConfigDir = isolateFromOperatorConfig("maintenance-service-");
 
 function registered(input: { pluginConfig?: unknown; version?: string; mode?: string }): PluginService[] {
   const services: PluginService[] = [];

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { register } from "../../src/plugin/index.ts";
 import { CONTEXT_COMMAND } from "../../src/ops/commands/index.ts";
@@ -20,21 +20,13 @@ import { buildPlugin, packageReadme, pluginManifest } from "../../src/ops/build-
 import { legacyConfigRules, normalizeCompatibilityConfig } from "../../src/plugin/doctor-contract.ts";
 import { waitForFileContaining } from "../e2e/wait-file.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
+import { isolateFromOperatorConfig } from "./plugin-fixtures.ts";
 
 const repo = path.resolve(__dirname, "../..");
 const workspace = path.join(repo, "fixtures/workspace");
-const noConfigDir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-package-"));
 const HOST_FILES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"];
 
-beforeAll(() => {
-  vi.stubEnv("OPENCLAW_CONFIG_PATH", path.join(noConfigDir, "absent.json"));
-  setLogDestination(new Writable({ write: (_chunk, _enc, done) => done() }));
-});
-afterAll(() => {
-  setLogDestination(undefined);
-  vi.unstubAllEnvs();
-  fs.rmSync(noConfigDir, { recursive: true, force: true });
-});
+isolateFromOperatorConfig("plugin-package-");
 
 type Registered = {
   hooks: { events: string[]; name: string; handler: (event: unknown) => Promise<void> }[];
