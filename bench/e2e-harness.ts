@@ -81,7 +81,7 @@ async function timePackInstall(installed: InstalledTarget, withDeps: boolean): P
     fs.mkdirSync(path.join(root, "home"), { recursive: true });
     fs.mkdirSync(path.join(root, "state"), { recursive: true });
     fs.writeFileSync(path.join(root, "state", "openclaw.json"), `${JSON.stringify({ gateway: { mode: "local", bind: "loopback", auth: { mode: "token", token: "e2e-gateway-token" } } })}\n`);
-    const staged = stagePack(path.join(root, "pack"), withDeps ? await ensurePackRuntimeDeps(REPO_ROOT) : undefined);
+    const staged = await stagePack(path.join(root, "pack"), withDeps ? await ensurePackRuntimeDeps(REPO_ROOT) : undefined);
     const command = installed.target.openclaw.startsWith("2026.3.") ? ["hooks", "install"] : ["plugins", "install", "--force"];
     return await runCli(installed, cliEnv(root, installed, false), [...command, staged.dir]);
   } finally {

@@ -10,6 +10,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { stageCleanCopy } from "../../src/ops/hook-pack-install.ts";
 import { connectGateway, createDeviceIdentity, GatewayRpcError } from "./gateway-rpc.ts";
 import type { GatewayRpc } from "./gateway-rpc.ts";
 import { ensureInstalled, ensurePackRuntimeDeps } from "./install.ts";
@@ -372,25 +373,15 @@ function baseConfig(port: number, model: MockModel, workspaceDir: string, api: M
  */
 export const BUNDLED_HOOKS = ["boot-md", "bootstrap-extra-files", "command-logger", "session-memory"];
 
-const PACK_COPY_EXCLUDES = new Set(["node_modules", ".git", ".cache", "coverage", ".e2e-work"]);
-
 /**
- * A clean copy of the repo (what a user gets from a checkout or tarball: no .git, no dev tools),
- * plus `runtimeDeps` as its node_modules when given: the pack's production dependencies, already
+ * The clean copy install-hooks hands OpenClaw (`stageCleanCopy`: no .git, tests, benches, fixtures
+ * or dev tools), plus `runtimeDeps` as its node_modules when given: the pack's production dependencies, already
  * installed from package-lock.json (`npm ci --omit=dev`, cached by install.ts). OpenClaw's install
  * still copies the pack and runs its `npm install --omit=dev` in the copy; npm then finds every
  * dependency in place instead of fetching and unpacking about 60 packages on every boot.
  */
-export function stagePack(targetDir: string, runtimeDeps?: string): { dir: string; missingHooks: string[] } {
-  fs.cpSync(REPO_ROOT, targetDir, {
-    recursive: true,
-    filter: (source) => {
-      const rel = path.relative(REPO_ROOT, source);
-      if (!rel) return true;
-      const first = rel.split(path.sep)[0]!;
-      return !PACK_COPY_EXCLUDES.has(first) && !rel.startsWith(path.join("bench", "results"));
-    },
-  });
+export async function stagePack(targetDir: string, runtimeDeps?: string): Promise<{ dir: string; missingHooks: string[] }> {
+  await stageCleanCopy(REPO_ROOT, targetDir);
   if (runtimeDeps) fs.cpSync(runtimeDeps, path.join(targetDir, "node_modules"), { recursive: true, verbatimSymlinks: true });
   // A hook listed in the manifest but not written yet would make the whole install fail; the
   // staged manifest leaves it out and the caller reports it loudly (see missingPackHooks()).
