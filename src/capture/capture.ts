@@ -147,7 +147,6 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
   const todayFile = dayFileFor(workspaceDir, now);
   const today = path.basename(todayFile, ".md");
   const lock = { ...input.lock, containWithin: workspaceDir };
-  await fs.mkdir(path.dirname(todayFile), { recursive: true });
   await index.refresh(today);
 
   /**

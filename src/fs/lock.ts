@@ -45,6 +45,7 @@ const LOCK_DEFAULTS = {
 const MIN_STALE_THRESHOLD_SECONDS = 2;
 
 const log = () => getLogger("openclaw-context.lock");
+const HOST = os.hostname();
 
 /** The lock could not be acquired within the configured attempts: the write did not happen. */
 export class LockUnavailableError extends Error {
@@ -162,27 +163,42 @@ async function inspectExistingLock(file: string, thresholdMs: number): Promise<v
   if (stat.isFile()) await fs.unlink(lockPath).catch(() => undefined);
 }
 
-async function acquire(file: string, options: LockOptions): Promise<() => Promise<void>> {
+type HeldLock = { release: () => Promise<void>; acquiredAt: number; staleMs: number; compromised: boolean };
+
+async function acquire(file: string, options: LockOptions): Promise<HeldLock> {
+  let madeFolder = false;
   const attempts = Math.max(1, Math.floor(options.maxRetries ?? LOCK_DEFAULTS.maxRetries));
   const intervalMs = Math.max(0, (options.retryIntervalSeconds ?? LOCK_DEFAULTS.retryIntervalSeconds) * 1000);
   const stale = staleMs(options);
-  await fs.mkdir(path.dirname(file), { recursive: true });
   for (let attempt = 1; ; attempt++) {
     await inspectExistingLock(file, stale);
     try {
-      return await lockfile.lock(file, {
+      const release = await lockfile.lock(file, {
         realpath: false,
         lockfilePath: lockPathFor(file),
         stale,
         retries: 0,
         // The default throws from a timer, which would crash the gateway. A compromised lock
         // (holder's event loop stalled past the threshold and someone took over) is logged instead.
-        onCompromised: (error) => log().error({ file, error: error.message }, "lock compromised while held"),
+        onCompromised: (error) => {
+          held.compromised = true;
+          log().error({ file, error: error.message }, "lock compromised while held");
+        },
       });
+      const held: HeldLock = { release, acquiredAt: Date.now(), staleMs: stale, compromised: false };
+      return held;
     } catch (error) {
       // ENOTDIR: a spec-format lock *file* that proper-lockfile judged stale by mtime while its
       // TIMESTAMP says fresh; treat it as held.
       const code = (error as NodeJS.ErrnoException).code;
+      // ENOENT: the folder is not there yet (the first write of a new day's folder, say): made once
+      // here rather than checked before every lock.
+      if (code === "ENOENT" && !madeFolder) {
+        madeFolder = true;
+        await fs.mkdir(path.dirname(file), { recursive: true });
+        attempt--;
+        continue;
+      }
       if (code !== "ELOCKED" && code !== "ENOTDIR") throw error;
       if (attempt >= attempts) {
         const owner = await readLockOwner(file);
@@ -207,13 +223,20 @@ async function writeOwner(file: string, owner: Required<LockOwner>): Promise<voi
   }
 }
 
-async function removeOwner(file: string, token: string): Promise<void> {
-  // Only remove our own record: if our lock was ever taken over, the sidecar belongs to the new holder.
+async function removeOwner(file: string, token: string, held: HeldLock): Promise<void> {
+  // Only remove our own record: if our lock was ever taken over, the sidecar belongs to the new
+  // holder. A takeover needs the lock to look stale (not refreshed for staleMs), so a lock held for
+  // less than half of that, and never reported compromised, still has our sidecar: removed without
+  // reading it first (the common case, a write of a few milliseconds).
+  const ours = !held.compromised && Date.now() - held.acquiredAt < held.staleMs / 2;
   try {
-    // Stryker disable next-line StringLiteral: any text without the owner lines parses to null, as "" does
-    const current = parseOwner((await readRegularText(ownerPathFor(file), { maxBytes: MAX_OWNER_BYTES })) ?? "");
-    // Stryker disable next-line OptionalChaining,ObjectLiteral,BooleanLiteral: a throw (null owner, file gone) is caught below with the same effect
-    if (current?.token === token) await fs.rm(ownerPathFor(file), { force: true });
+    if (!ours) {
+      // Stryker disable next-line StringLiteral: any text without the owner lines parses to null, as "" does
+      const current = parseOwner((await readRegularText(ownerPathFor(file), { maxBytes: MAX_OWNER_BYTES })) ?? "");
+      // Stryker disable next-line OptionalChaining,ObjectLiteral,BooleanLiteral: a throw (null owner, file gone) is caught below with the same effect
+      if (current?.token !== token) return;
+    }
+    await fs.rm(ownerPathFor(file), { force: true });
   } catch {
     // already gone
   }
@@ -228,20 +251,20 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, option
   const target = path.resolve(file);
   const endTurn = await waitForInProcessTurn(target);
   try {
-    const release = await acquire(target, options);
+    const held = await acquire(target, options);
     const token = randomBytes(6).toString("hex");
     try {
       await writeOwner(target, {
         pid: process.pid,
         agent: options.agentName ?? LOCK_DEFAULTS.agentName,
         timestamp: new Date().toISOString(),
-        host: os.hostname(),
+        host: HOST,
         token,
       });
       return await fn();
     } finally {
-      await removeOwner(target, token);
-      await release().catch((error: Error) => log().warn({ file: target, error: error.message }, "lock release failed"));
+      await removeOwner(target, token, held);
+      await held.release().catch((error: Error) => log().warn({ file: target, error: error.message }, "lock release failed"));
     }
   } finally {
     endTurn();

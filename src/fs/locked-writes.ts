@@ -57,6 +57,18 @@ export type LockedWriteOptions = LockOptions & {
 export type LockedWriteResult = { written: boolean; hashBefore: string; hashAfter: string; conflicts: number };
 
 /**
+ * A result whose hashes are computed when first read: most callers never read them, and hashing a
+ * day file of a few hundred KiB twice per capture was a third of a capture's CPU time.
+ */
+function lockedWriteResult(written: boolean, conflicts: number, before: () => string, after: () => string = before): LockedWriteResult {
+  const lazy = (compute: () => string) => {
+    let value: string | undefined;
+    return { enumerable: true, get: () => (value ??= compute()) };
+  };
+  return Object.defineProperties({ written, conflicts } as LockedWriteResult, { hashBefore: lazy(before), hashAfter: lazy(after) });
+}
+
+/**
  * Read-modify-write under the lock. `transform` is synchronous on purpose: it must only compute the
  * new text (no network, no LLM). Returns null or the same text to skip the write.
  *
@@ -77,19 +89,20 @@ export async function updateFileLocked(
     async () => {
       for (let conflicts = 0; ; conflicts++) {
         const current = await readFileOrEmpty(file, undefined, options.containWithin);
-        const hashBefore = contentHash(current);
-        if (options.expectedHash !== undefined && options.expectedHash !== hashBefore) {
-          throw new ContentChangedError(file, hashBefore);
+        const hashBefore = () => contentHash(current);
+        if (options.expectedHash !== undefined && options.expectedHash !== hashBefore()) {
+          throw new ContentChangedError(file, hashBefore());
         }
         const next = transform(current);
-        if (next === null || next === current) return { written: false, hashBefore, hashAfter: hashBefore, conflicts };
+        if (next === null || next === current) return lockedWriteResult(false, conflicts, hashBefore);
         try {
           await writeFileAtomic(file, next, {
             beforeCommit: async () => {
-              if (contentHash(await readFileOrEmpty(file, undefined, options.containWithin)) !== hashBefore) throw new ConcurrentEditError(file);
+              // The same text as read: compared as is (a hash of each would cost more than the comparison).
+              if ((await readFileOrEmpty(file, undefined, options.containWithin)) !== current) throw new ConcurrentEditError(file);
             },
           });
-          return { written: true, hashBefore, hashAfter: contentHash(next), conflicts };
+          return lockedWriteResult(true, conflicts, hashBefore, () => contentHash(next));
         } catch (error) {
           if (!(error instanceof ConcurrentEditError) || conflicts >= maxConflicts) throw error;
           log().warn({ file, conflicts: conflicts + 1 }, "file changed outside our lock during a write; retrying");
@@ -142,17 +155,16 @@ export async function appendFileLocked(
     file,
     async () => {
       const { current, target } = await readForAppend(file, options.containWithin);
-      const hashBefore = contentHash(current);
-      if (options.expectedHash !== undefined && options.expectedHash !== hashBefore) throw new ContentChangedError(file, hashBefore);
+      const hashBefore = () => contentHash(current);
+      if (options.expectedHash !== undefined && options.expectedHash !== hashBefore()) throw new ContentChangedError(file, hashBefore());
       const entry = typeof text === "function" ? text(current) : text;
-      if (entry === null || (options.skipIfPresent && current.includes(entry))) return { written: false, hashBefore, hashAfter: hashBefore, conflicts: 0 };
+      if (entry === null || (options.skipIfPresent && current.includes(entry))) return lockedWriteResult(false, 0, hashBefore);
       const landed = await appendBytes(target, appendText("", entry));
       if (!landed.alone) log().warn({ file }, "another writer appended next to our locked append; both entries kept");
-      const hashAfter =
-        landed.alone && landed.sizeBefore === Buffer.byteLength(current)
-          ? contentHash(current + landed.written)
-          : contentHash(await readFileOrEmpty(target, undefined, options.containWithin));
-      return { written: true, hashBefore, hashAfter, conflicts: landed.alone ? 0 : 1 };
+      // What is on disk after our write: our text after what we read, unless another writer's bytes
+      // landed too (then read back now, while the lock is held, and hashed when asked for).
+      const onDisk = landed.alone && landed.sizeBefore === Buffer.byteLength(current) ? undefined : await readFileOrEmpty(target, undefined, options.containWithin);
+      return lockedWriteResult(true, landed.alone ? 0 : 1, hashBefore, () => contentHash(onDisk ?? current + landed.written));
     },
     options,
   );

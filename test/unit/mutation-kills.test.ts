@@ -453,6 +453,30 @@ describe("lock.ts: owner records and errors", () => {
     await expect(third).resolves.toBe("third");
   });
 
+  it("a lock held past half its stale threshold removes the owner record only when it is still its own", async () => {
+    const foreign = "PID: 7\nAGENT: other\nTIMESTAMP: 2026-01-01T00:00:00.000Z\nTOKEN: someone-else\n";
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      await withFileLock(file, async () => {
+        // Long enough for another process to have judged the lock stale and taken it: the record is checked.
+        vi.setSystemTime(Date.now() + 60_000);
+        fs.writeFileSync(ownerPathFor(file), foreign);
+      }, { staleThresholdSeconds: 10 });
+      expect(fs.readFileSync(ownerPathFor(file), "utf8")).toBe(foreign);
+      fs.rmSync(ownerPathFor(file));
+      await withFileLock(file, async () => void vi.setSystemTime(Date.now() + 60_000), { staleThresholdSeconds: 10 });
+      expect(fs.existsSync(ownerPathFor(file))).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a lock on a file whose folder is not there yet makes the folder", async () => {
+    const nested = path.join(dir, "memory", "new", "2026-01-01.md");
+    await expect(withFileLock(nested, async () => fs.existsSync(lockPathFor(nested)))).resolves.toBe(true);
+    expect(fs.readdirSync(path.dirname(nested))).toEqual([]);
+  });
+
   it("an owner record that cannot be written is logged and the write still happens", async () => {
     fs.mkdirSync(ownerPathFor(file));
     await expect(withFileLock(file, async () => "ran")).resolves.toBe("ran");
@@ -463,11 +487,14 @@ describe("lock.ts: owner records and errors", () => {
     const result = await withFileLock(file, async () => {
       fs.rmSync(lockPathFor(file), { recursive: true });
       await vi.waitUntil(() => logged.some((entry) => entry.msg === "lock compromised while held"), { timeout: 20_000, interval: 50 });
+      // Whoever took the lock over wrote its own record: ours is gone, theirs must stay.
+      fs.writeFileSync(ownerPathFor(file), "PID: 7\nAGENT: other\nTIMESTAMP: 2026-01-01T00:00:00.000Z\nTOKEN: theirs\n");
       return "kept";
     }, { staleThresholdSeconds: 2 });
     expect(result).toBe("kept");
     expect(logged).toContainEqual(expect.objectContaining({ level: 50, file, msg: "lock compromised while held" }));
     expect(logged).toContainEqual(expect.objectContaining({ level: 40, file, msg: "lock release failed" }));
+    expect(parseOwner(fs.readFileSync(ownerPathFor(file), "utf8"))?.token).toBe("theirs");
   });
 
   it("content errors carry their names and the file", async () => {
