@@ -1,4 +1,3 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { appendFileLocked, updateFileLocked } from "../fs/locked-writes.ts";
 import { getLogger } from "../core/log.ts";
