@@ -1,6 +1,6 @@
 import path from "node:path";
 import { contentHash } from "../fs/atomic.ts";
-import { appendFileLocked } from "../fs/locked-writes.ts";
+import { appendLineGrouped } from "../fs/locked-writes.ts";
 import { canWriteIntoWorkspace } from "../fs/workspace-guard.ts";
 import { getLogger } from "../core/log.ts";
 import { boundedId, storedSessionKey } from "../core/bounded-id.ts";
@@ -187,7 +187,8 @@ export async function triageInboundMessage(input: TriageInput): Promise<TriageOu
     const writes: Promise<void>[] = [];
     if (outcome.flagged) {
       writes.push(
-        appendFileLocked(queueFile, JSON.stringify(record), { ...lock, containWithin: input.workspaceDir }).then(
+        // Grouped: the queue lines of messages triaged together go out in one locked write.
+        appendLineGrouped(queueFile, JSON.stringify(record), { ...lock, containWithin: input.workspaceDir }).then(
           () => void (outcome.queueFile = queueFile),
           (error: Error) => void outcome.errors.push(`triage queue: ${error.message}`),
         ),

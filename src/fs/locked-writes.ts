@@ -246,3 +246,34 @@ async function appendBytes(target: string, entry: string): Promise<Appended> {
     await handle.close();
   }
 }
+
+type AppendGroup = { entries: string[]; result: Promise<LockedWriteResult> };
+const openGroups = new Map<string, AppendGroup>();
+
+/**
+ * `appendFileLocked` for a file many callers append lines to at once (the triage queue in a burst
+ * of messages): callers whose entries arrive while one write waits for the file's lock join that
+ * write (group commit): one lock, one O_APPEND write and one fsync for all of them, in arrival
+ * order. The group closes when it gets the lock, so an entry is never written twice and never
+ * waits for a later write; a failure fails every entry of the group (each caller sees it). Callers
+ * with other options (another lock agent, another `containWithin`) get groups of their own.
+ */
+export function appendLineGrouped(file: string, entry: string, options: LockedWriteOptions = {}): Promise<LockedWriteResult> {
+  const key = `${path.resolve(file)}\u0000${JSON.stringify(options)}`;
+  let group = openGroups.get(key);
+  if (!group) {
+    const entries: string[] = [];
+    const result = appendFileLocked(
+      file,
+      () => {
+        if (openGroups.get(key) === group) openGroups.delete(key);
+        return entries.map((line) => appendText("", line)).join("");
+      },
+      options,
+    );
+    group = { entries, result };
+    openGroups.set(key, group);
+  }
+  group.entries.push(entry);
+  return group.result;
+}

@@ -1,0 +1,62 @@
+// Inbound triage runs in the background, a few messages at a time, in arrival order. A burst of
+// messages (a pasted list, a channel's backlog replayed after a reconnect) used to start every
+// message's triage at once: a thousand scans in one pass of the event loop, then thousands of file
+// operations in the thread pool a turn's memory search reads through, and turns missed their wait.
+// Here a burst costs a turn at most TRIAGE_CONCURRENCY triages beside it, with the event loop given
+// back between two messages. Nothing is dropped below MAX_PENDING_TRIAGES waiting messages; past
+// that bound (memory the gateway would otherwise hold without limit) a message is logged and not
+// triaged.
+
+/** Messages triaged at the same time: their writes to the same files then go out together (group commit). */
+export const TRIAGE_CONCURRENCY = 4;
+/** Messages waiting for triage before a new one is turned away (and logged). */
+export const MAX_PENDING_TRIAGES = 10_000;
+
+type Task = () => Promise<void>;
+
+export class TriageQueue {
+  private readonly waiting: { task: Task; done: () => void }[] = [];
+  private running = 0;
+  private readonly concurrency: number;
+  private readonly maxPending: number;
+
+  constructor(options: { concurrency?: number; maxPending?: number } = {}) {
+    this.concurrency = Math.max(1, options.concurrency ?? TRIAGE_CONCURRENCY);
+    this.maxPending = Math.max(0, options.maxPending ?? MAX_PENDING_TRIAGES);
+  }
+
+  /** Messages waiting (not started yet). */
+  get pending(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Run `task` when its turn comes; the promise settles when it has run (it never rejects: a task
+   * reports its own failures). Undefined when the queue is full and the task was turned away.
+   */
+  push(task: Task): Promise<void> | undefined {
+    if (this.waiting.length >= this.maxPending) return undefined;
+    return new Promise<void>((done) => {
+      this.waiting.push({ task, done });
+      this.startNext();
+    });
+  }
+
+  private startNext(): void {
+    while (this.running < this.concurrency && this.waiting.length > 0) {
+      const next = this.waiting.shift() as { task: Task; done: () => void };
+      this.running++;
+      // Started in a task of its own, after what the event loop has waiting (a turn's timers and reads).
+      setImmediate(() => {
+        next
+          .task()
+          .catch(() => undefined)
+          .finally(() => {
+            this.running--;
+            next.done();
+            this.startNext();
+          });
+      });
+    }
+  }
+}
