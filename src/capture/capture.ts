@@ -235,14 +235,21 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
 
   for (let round = 1; ; round++) {
     let decision: Decision = { kind: "ignore" };
+    let read = "";
     const appended = await appendFileLocked(
       todayFile,
       (text) => {
+        read = text;
         decision = decide(text);
         return decision.kind === "append" ? decision.line : null;
       },
       lock,
     );
+    // Our own line goes into the index now, and the next capture does not read the file again for it.
+    if (appended.appended) {
+      const { text, ...observed } = appended.appended;
+      index.appended(todayFile, today, read + text, observed);
+    }
     const decided = decision as Decision;
     if (decided.kind === "ignore") return { action: "ignored", reason: "correction of no captured fact" };
     if (decided.kind === "mention") {

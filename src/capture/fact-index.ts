@@ -240,6 +240,17 @@ export class WorkspaceFacts {
     drain(this.stepsToMatch(this.entry(file, day), text.slice(0, MAX_INDEXED_DAY_FILE_BYTES), whole));
   }
 
+  /**
+   * After our own append to `file`: the index made to match `text` (what the lock's read held plus
+   * what was appended), and the file recorded as it was right after the write, so the next refresh
+   * reads nothing unless someone else wrote to it since.
+   */
+  appended(file: string, day: string, text: string, observed: Observed): void {
+    this.syncText(file, day, text);
+    const entry = this.entry(file, day);
+    entry.observed = entry.bytes === observed.size ? observed : undefined;
+  }
+
   private stepsToMatch(entry: FileEntry, text: string, whole: boolean): Generator<void> {
     const extends_ = !whole && entry.chars > 0 && text.length >= entry.chars && text.startsWith(entry.tail, entry.chars - entry.tail.length);
     return extends_ ? this.readMore(entry, text.slice(entry.chars)) : this.reread(entry, text);

@@ -54,7 +54,18 @@ export type LockedWriteOptions = LockOptions & {
   containWithin?: string;
 };
 
-export type LockedWriteResult = { written: boolean; hashBefore: string; hashAfter: string; conflicts: number };
+export type LockedWriteResult = {
+  written: boolean;
+  hashBefore: string;
+  hashAfter: string;
+  conflicts: number;
+  /**
+   * An append's bytes (separator included) and the file's identity right after them, when the file
+   * is then exactly the text read under the lock followed by these bytes: a caller that keeps an
+   * index of the file need not read it again.
+   */
+  appended?: { text: string; ino: number; size: number; mtimeMs: number };
+};
 
 /**
  * A result whose hashes are computed when first read: most callers never read them, and hashing a
@@ -163,8 +174,11 @@ export async function appendFileLocked(
       if (!landed.alone) log().warn({ file }, "another writer appended next to our locked append; both entries kept");
       // What is on disk after our write: our text after what we read, unless another writer's bytes
       // landed too (then read back now, while the lock is held, and hashed when asked for).
-      const onDisk = landed.alone && landed.sizeBefore === Buffer.byteLength(current) ? undefined : await readFileOrEmpty(target, undefined, options.containWithin);
-      return lockedWriteResult(true, landed.alone ? 0 : 1, hashBefore, () => contentHash(onDisk ?? current + landed.written));
+      const exact = landed.alone && landed.sizeBefore === Buffer.byteLength(current);
+      const onDisk = exact ? undefined : await readFileOrEmpty(target, undefined, options.containWithin);
+      const result = lockedWriteResult(true, landed.alone ? 0 : 1, hashBefore, () => contentHash(onDisk ?? current + landed.written));
+      if (exact) result.appended = { text: landed.written, ...landed.after };
+      return result;
     },
     options,
   );
@@ -201,7 +215,7 @@ const APPEND_FLAGS =
   // Stryker disable next-line LogicalOperator: on Linux an O_RDWR open of a FIFO never blocks; only another OS (or a device node swapped in mid-append) tells it apart
   (fs.constants.O_NONBLOCK ?? 0);
 
-type Appended = { written: string; sizeBefore: number; alone: boolean };
+type Appended = { written: string; sizeBefore: number; alone: boolean; after: { ino: number; size: number; mtimeMs: number } };
 
 const LINE_END_LOOKS = 8;
 
@@ -241,7 +255,7 @@ async function appendBytes(target: string, entry: string): Promise<Appended> {
     while (offset < bytes.length) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
     await handle.sync();
     const after = await handle.stat();
-    return { written, sizeBefore, alone: after.size - sizeBefore === bytes.length };
+    return { written, sizeBefore, alone: after.size - sizeBefore === bytes.length, after: { ino: after.ino, size: after.size, mtimeMs: after.mtimeMs } };
   } finally {
     await handle.close();
   }

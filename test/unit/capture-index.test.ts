@@ -137,6 +137,18 @@ describe("the index only proposes: the file under its lock decides", () => {
     ]);
   });
 
+  it("our own new line is in the index as soon as it is written; a line someone else appends after it is still seen", async () => {
+    await remember("the pool opens at 7");
+    // No refresh in between: the capture told the index what it appended.
+    expect(factIndexFor(ws).relate(analyse("the pool opens at 7"), false)).toMatchObject({ how: "repeat", fact: { file: today() } });
+    fs.appendFileSync(today(), `${line("my locker code is 4312")}\n`);
+    expect((await remember("my locker code is 4312")).action).toBe("mentioned");
+    expect(read().map((f) => [f.statement, f.meta.mentions])).toEqual([
+      ["the pool opens at 7", 1],
+      ["my locker code is 4312", 2],
+    ]);
+  });
+
   it("an older day's line edited away meanwhile: the fact is added today instead", async () => {
     const yesterday = new Date(NOW.getTime() - DAY);
     const older = dayFileFor(ws, yesterday);

@@ -54,7 +54,9 @@ describe("lock.ts: locked appends land once, on their own line", () => {
       if (before !== null) fs.writeFileSync(file, before);
       const result = await appendFileLocked(file, entry, fast);
       expect(read(file)).toBe(after);
-      expect(result).toEqual({ written: true, hashBefore: contentHash(before ?? ""), hashAfter: contentHash(after), conflicts: 0 });
+      // What was appended (separator included) and the file right after it, for a caller's index.
+      const appended = { text: after.slice((before ?? "").length), ino: fs.statSync(file).ino, size: Buffer.byteLength(after), mtimeMs: fs.statSync(file).mtimeMs };
+      expect(result).toEqual({ written: true, hashBefore: contentHash(before ?? ""), hashAfter: contentHash(after), conflicts: 0, appended });
     }
     expect(warnings()).toEqual([]);
   });
