@@ -248,7 +248,7 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
     // Our own line goes into the index now, and the next capture does not read the file again for it.
     if (appended.appended) {
       const { text, ...observed } = appended.appended;
-      index.appended(todayFile, today, read + text, observed);
+      index.appended(todayFile, today, read, text, observed);
     }
     const decided = decision as Decision;
     if (decided.kind === "ignore") return { action: "ignored", reason: "correction of no captured fact" };

@@ -241,13 +241,15 @@ export class WorkspaceFacts {
   }
 
   /**
-   * After our own append to `file`: the index made to match `text` (what the lock's read held plus
-   * what was appended), and the file recorded as it was right after the write, so the next refresh
+   * After our own append of `text` to `file`, whose content under the lock was `read`: the index
+   * made to match both, and the file recorded as it was right after the write, so the next refresh
    * reads nothing unless someone else wrote to it since.
    */
-  appended(file: string, day: string, text: string, observed: Observed): void {
-    this.syncText(file, day, text);
+  appended(file: string, day: string, read: string, text: string, observed: Observed): void {
     const entry = this.entry(file, day);
+    // The index was synced to `read` under the lock: only the appended text is parsed (no copy of the file's text).
+    if (entry.chars === read.length && read.length < MAX_INDEXED_DAY_FILE_BYTES && read.endsWith(entry.tail)) drain(this.readMore(entry, text));
+    else this.syncText(file, day, read + text);
     entry.observed = entry.bytes === observed.size ? observed : undefined;
   }
 
