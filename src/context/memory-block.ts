@@ -37,6 +37,12 @@ import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts
 
 const MAX_SLOT_FILE_BYTES = 256 * 1024;
 const MAX_RECENT_FILES = 16;
+/**
+ * Recent-memory items gathered per turn, newest first: far more than the slot (or the whole block)
+ * can show, and a bound on a turn's work when the last days hold thousands of captured facts
+ * (every item is rendered, checked for secrets and compared with the search hits).
+ */
+export const MAX_RECENT_ITEMS = 400;
 const DAILY_FILE = /^(\d{4}-\d{2}-\d{2})(?:-[^/\\]*)?\.md$/;
 /** What forget leaves of a correction's excerpt (src/capture/forget.ts). */
 const FORGOTTEN_EXCERPT = /^\s*\(forgotten: fg-[\w-]+\)\s*$/;
@@ -102,13 +108,17 @@ export function correctionItems(markdown: string, maxSnippetChars: number): Slot
     });
 }
 
-/** Entries of `memory/YYYY-MM-DD*.md` files dated within the retention window, newest first. */
+/**
+ * Entries of `memory/YYYY-MM-DD*.md` files dated within the retention window, newest first, at
+ * most MAX_RECENT_ITEMS of them (items in `excludeIds` not counted).
+ */
 export async function recentMemoryItems(
   workspaceDir: string,
   now: Date,
   retentionHours: number,
   maxSnippetChars: number,
   leaveOut: (entryText: string) => boolean = () => false,
+  excludeIds?: ReadonlySet<string>,
 ): Promise<SlotItem[]> {
   const dir = path.join(workspaceDir, "memory");
   let names: string[];
@@ -129,6 +139,7 @@ export async function recentMemoryItems(
     .slice(0, MAX_RECENT_FILES);
   const items: SlotItem[] = [];
   for (const name of files) {
+    if (items.length >= MAX_RECENT_ITEMS) break;
     const file = path.join(dir, name);
     const read = await readRegularFile(file, { maxBytes: MAX_SLOT_FILE_BYTES, root: workspaceDir, truncate: true });
     if (!read.ok) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
@@ -137,13 +148,15 @@ export async function recentMemoryItems(
     const day = DAILY_FILE.exec(name)![1];
     const timestamp = new Date(Math.min(read.mtimeMs, now.getTime()));
     const entries = parseMemoryEntries(text).reverse(); // later entries in a day file are newer
-    entries.forEach((entry, index) => {
+    for (const [index, entry] of entries.entries()) {
+      if (items.length >= MAX_RECENT_ITEMS) break;
+      const id = `${name}#${entries.length - index}`;
       // A superseded captured fact is history, not current memory (its line stays for the operator).
       // A secret (or its withheld marker) is never replayed for being recent: only a search finds it.
-      if (isSupersededEntry(entry.text) || isSecretEntry(entry.text) || leaveOut(entry.text)) return;
+      if (excludeIds?.has(id) || isSupersededEntry(entry.text) || isSecretEntry(entry.text) || leaveOut(entry.text)) continue;
       const body = renderMemoryText(stripMemoryMetadata(entry.text).replace(/^([-*+]|\d+[.)])\s+/, ""), maxSnippetChars);
-      if (body) items.push({ id: `${name}#${entries.length - index}`, text: `- [${day}] ${body}`, timestamp });
-    });
+      if (body) items.push({ id, text: `- [${day}] ${body}`, timestamp });
+    }
   }
   return items;
 }
@@ -197,7 +210,7 @@ export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<Memo
   }
   if (input.include?.recentMemory !== false && config.recent_memory_tokens > 0) {
     try {
-      recent = await recentMemoryItems(input.workspaceDir, now, config.memory_retention_hours, snippet, input.leaveOut);
+      recent = await recentMemoryItems(input.workspaceDir, now, config.memory_retention_hours, snippet, input.leaveOut, input.excludeIds);
     } catch (error) {
       errors.push(`recent memory: ${(error as Error).message}`);
     }

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { estimateTokens } from "../../src/core/tokens.ts";
 import { setLogDestination } from "../../src/core/log.ts";
-import { assembleMemoryBlock, correctionItems } from "../../src/context/memory-block.ts";
+import { MAX_RECENT_ITEMS, assembleMemoryBlock, correctionItems, recentMemoryItems } from "../../src/context/memory-block.ts";
 import { triageInboundMessage } from "../../src/capture/triage.ts";
 
 const now = new Date("2026-02-22T12:00:00.000Z");
@@ -75,6 +75,22 @@ describe("assembleMemoryBlock (ethos-context usage)", () => {
     expect(result.text).toContain("Operator's daughter is called Mia");
     expect(result.slots.find((s) => s.slot === "recent_memory")!.truncated).toBe(true);
     expect(estimateTokens(result.text)).toBeLessThanOrEqual(400);
+  });
+
+  it("a turn gathers at most MAX_RECENT_ITEMS recent notes, the newest, excluded ones not counted", async () => {
+    const count = MAX_RECENT_ITEMS + 50;
+    daily("2026-02-21.md", "- an older day's note\n", new Date("2026-02-21T10:00:00Z"));
+    daily("2026-02-22.md", Array.from({ length: count }, (_, i) => `- note number ${i}\n`).join(""), new Date("2026-02-22T10:00:00Z"));
+    const all = await recentMemoryItems(workspace, now, 48, 600);
+    expect(all).toHaveLength(MAX_RECENT_ITEMS);
+    expect(all[0]).toMatchObject({ id: `2026-02-22.md#${count}`, text: `- [2026-02-22] note number ${count - 1}` });
+    expect(all.at(-1)?.text).toBe(`- [2026-02-22] note number ${count - MAX_RECENT_ITEMS}`);
+    // The newest ten already shown: ten older ones take their place.
+    const shown = new Set(all.slice(0, 10).map((item) => item.id));
+    const rest = await recentMemoryItems(workspace, now, 48, 600, undefined, shown);
+    expect(rest).toHaveLength(MAX_RECENT_ITEMS);
+    expect(rest.some((item) => shown.has(item.id))).toBe(false);
+    expect(rest.at(-1)?.text).toBe(`- [2026-02-22] note number ${count - MAX_RECENT_ITEMS - 10}`);
   });
 
   it("neutralises workspace text and skips closed corrections", () => {
