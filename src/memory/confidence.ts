@@ -174,7 +174,15 @@ export function parseMemoryEntries(markdown: string): MemoryEntry[] {
   const flush = () => {
     if (!current) return;
     const text = current.lines.join("\n").trimEnd();
-    entries.push({ text, meta: parseMemoryMetadata(text), line: current.line });
+    // Parsed when first read: the recent-memory slot reads the text of thousands of entries, not their metadata.
+    let meta: MemoryMetadata | null | undefined;
+    entries.push({
+      text,
+      get meta() {
+        return meta === undefined ? (meta = parseMemoryMetadata(text)) : meta;
+      },
+      line: current.line,
+    });
     current = null;
   };
   markdown.split(/\r?\n/).forEach((line, index) => {
