@@ -163,9 +163,7 @@ async function inspectExistingLock(file: string, thresholdMs: number): Promise<v
   if (stat.isFile()) await fs.unlink(lockPath).catch(() => undefined);
 }
 
-type HeldLock = { release: () => Promise<void>; acquiredAt: number; staleMs: number; compromised: boolean };
-
-async function acquire(file: string, options: LockOptions): Promise<HeldLock> {
+async function acquire(file: string, options: LockOptions): Promise<() => Promise<void>> {
   let madeFolder = false;
   const attempts = Math.max(1, Math.floor(options.maxRetries ?? LOCK_DEFAULTS.maxRetries));
   const intervalMs = Math.max(0, (options.retryIntervalSeconds ?? LOCK_DEFAULTS.retryIntervalSeconds) * 1000);
@@ -173,20 +171,15 @@ async function acquire(file: string, options: LockOptions): Promise<HeldLock> {
   for (let attempt = 1; ; attempt++) {
     await inspectExistingLock(file, stale);
     try {
-      const release = await lockfile.lock(file, {
+      return await lockfile.lock(file, {
         realpath: false,
         lockfilePath: lockPathFor(file),
         stale,
         retries: 0,
         // The default throws from a timer, which would crash the gateway. A compromised lock
         // (holder's event loop stalled past the threshold and someone took over) is logged instead.
-        onCompromised: (error) => {
-          held.compromised = true;
-          log().error({ file, error: error.message }, "lock compromised while held");
-        },
+        onCompromised: (error) => log().error({ file, error: error.message }, "lock compromised while held"),
       });
-      const held: HeldLock = { release, acquiredAt: Date.now(), staleMs: stale, compromised: false };
-      return held;
     } catch (error) {
       // ENOTDIR: a spec-format lock *file* that proper-lockfile judged stale by mtime while its
       // TIMESTAMP says fresh; treat it as held.
@@ -223,20 +216,13 @@ async function writeOwner(file: string, owner: Required<LockOwner>): Promise<voi
   }
 }
 
-async function removeOwner(file: string, token: string, held: HeldLock): Promise<void> {
-  // Only remove our own record: if our lock was ever taken over, the sidecar belongs to the new
-  // holder. A takeover needs the lock to look stale (not refreshed for staleMs), so a lock held for
-  // less than half of that, and never reported compromised, still has our sidecar: removed without
-  // reading it first (the common case, a write of a few milliseconds).
-  const ours = !held.compromised && Date.now() - held.acquiredAt < held.staleMs / 2;
+async function removeOwner(file: string, token: string): Promise<void> {
+  // Only remove our own record: if our lock was ever taken over, the sidecar belongs to the new holder.
   try {
-    if (!ours) {
-      // Stryker disable next-line StringLiteral: any text without the owner lines parses to null, as "" does
-      const current = parseOwner((await readRegularText(ownerPathFor(file), { maxBytes: MAX_OWNER_BYTES })) ?? "");
-      // Stryker disable next-line OptionalChaining,ObjectLiteral,BooleanLiteral: a throw (null owner, file gone) is caught below with the same effect
-      if (current?.token !== token) return;
-    }
-    await fs.rm(ownerPathFor(file), { force: true });
+    // Stryker disable next-line StringLiteral: any text without the owner lines parses to null, as "" does
+    const current = parseOwner((await readRegularText(ownerPathFor(file), { maxBytes: MAX_OWNER_BYTES })) ?? "");
+    // Stryker disable next-line OptionalChaining,ObjectLiteral,BooleanLiteral: a throw (null owner, file gone) is caught below with the same effect
+    if (current?.token === token) await fs.rm(ownerPathFor(file), { force: true });
   } catch {
     // already gone
   }
@@ -251,7 +237,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, option
   const target = path.resolve(file);
   const endTurn = await waitForInProcessTurn(target);
   try {
-    const held = await acquire(target, options);
+    const release = await acquire(target, options);
     const token = randomBytes(6).toString("hex");
     try {
       await writeOwner(target, {
@@ -263,8 +249,8 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, option
       });
       return await fn();
     } finally {
-      await removeOwner(target, token, held);
-      await held.release().catch((error: Error) => log().warn({ file: target, error: error.message }, "lock release failed"));
+      await removeOwner(target, token);
+      await release().catch((error: Error) => log().warn({ file: target, error: error.message }, "lock release failed"));
     }
   } finally {
     endTurn();

@@ -453,24 +453,6 @@ describe("lock.ts: owner records and errors", () => {
     await expect(third).resolves.toBe("third");
   });
 
-  it("a lock held past half its stale threshold removes the owner record only when it is still its own", async () => {
-    const foreign = "PID: 7\nAGENT: other\nTIMESTAMP: 2026-01-01T00:00:00.000Z\nTOKEN: someone-else\n";
-    vi.useFakeTimers({ toFake: ["Date"] });
-    try {
-      await withFileLock(file, async () => {
-        // Long enough for another process to have judged the lock stale and taken it: the record is checked.
-        vi.setSystemTime(Date.now() + 60_000);
-        fs.writeFileSync(ownerPathFor(file), foreign);
-      }, { staleThresholdSeconds: 10 });
-      expect(fs.readFileSync(ownerPathFor(file), "utf8")).toBe(foreign);
-      fs.rmSync(ownerPathFor(file));
-      await withFileLock(file, async () => void vi.setSystemTime(Date.now() + 60_000), { staleThresholdSeconds: 10 });
-      expect(fs.existsSync(ownerPathFor(file))).toBe(false);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
   it("a lock on a file whose folder is not there yet makes the folder", async () => {
     const nested = path.join(dir, "memory", "new", "2026-01-01.md");
     await expect(withFileLock(nested, async () => fs.existsSync(lockPathFor(nested)))).resolves.toBe(true);
