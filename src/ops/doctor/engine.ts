@@ -9,10 +9,14 @@ import { PLUGIN_ID } from "../../host/ids.ts";
 import { pluginServesHost } from "../../host/version.ts";
 import type { DoctorCheck, DoctorContext, DoctorFinding } from "./check.ts";
 
-/** What the host logs when a selected engine cannot run (registry: recordContextEngineQuarantine). */
+/**
+ * What the host logs when a selected engine does not run: for the process (registry:
+ * recordContextEngineQuarantine, "falling back to default engine") or for one turn
+ * (context-engine-turn-attempt: `degraded to "legacy" for this logical turn`).
+ */
 export function engineFallbackLine(lines: readonly string[], engineId: string): string | undefined {
   const quoted = `Context engine "${engineId}"`;
-  return [...lines].reverse().find((line) => line.includes(quoted) && line.includes("falling back to default engine"));
+  return [...lines].reverse().find((line) => line.includes(quoted) && (line.includes("falling back to default engine") || line.includes("degraded to")));
 }
 
 /** Our own line when the engine's factory failed in this gateway (src/plugin/turns.ts engineUnavailable). */
