@@ -2,7 +2,9 @@
 //   npm run bench            full run (prints Markdown tables, writes bench/results/*.json)
 //   npm run bench:smoke      quick run for CI; exits non-zero when a benchmark is broken
 // Options: --only locomo,scale,hooks,cache,capture   --gateway-turns N (0 skips the real gateway)   --docs (rewrite docs/benchmarks.md)
-//          --cache-versions 2026.3.13,2026.9.6   --cache-arms hooks-off,aci-only,aci-no-index,hook-path,plugin-prepend,plugin-path,persisted-prepend,no-plugin
+//          --cache-versions 2026.3.13,2026.9.6   --cache-arms hooks-off,aci-only,aci-no-index,hook-path,plugin-prepend,plugin-path,persisted-prepend,no-plugin,engine-alone,engine-prepend,engine-append
+//          (engine-*: another context engine in the slot, by default the fixture engine;
+//          OPENCLAW_CONTEXT_BENCH_ENGINE=<plugin tarball or folder> [OPENCLAW_CONTEXT_BENCH_ENGINE_ID=<engine id>] swaps in a real one)
 //          --cache-api anthropic-messages (the mock speaks Anthropic's API to every arm)
 //          --legacy-index / --no-legacy-index: also run the MiniSearch index the bundle replaced, side by
 //          side (LoCoMo and scale; default on for a full run, off for smoke)

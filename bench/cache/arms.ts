@@ -6,6 +6,9 @@
 //             context-engine slot), a restart, and a fresh main-session thread, so no arm sees
 //             another's history. "no-plugin" is OpenClaw without the plugin on a gateway of its own:
 //             the reference that shows the hooks-off arm is OpenClaw's default (docs/benchmarks.md).
+//             "engine-alone" / "engine-prepend" / "engine-append": another plugin's context engine in the slot
+//             (other-engine.ts), installed into the same gateway before it starts; switched off in
+//             every other arm.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -16,10 +19,12 @@ import { childObject, editOpenClawJson } from "../../src/ops/openclaw-json.ts";
 import { pluginServesHost } from "../../src/host/version.ts";
 import { REPO_ROOT, deepMerge, operatorEnv, startGateway } from "../../test/e2e/gateway.ts";
 import type { Gateway, StartGatewayOptions } from "../../test/e2e/gateway.ts";
+import { engineNotServing, otherEngine } from "./other-engine.ts";
+import type { OtherEngine } from "./other-engine.ts";
 import { analyseConversation, extrapolatedCost, measuredCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { ConversationTurn, CostAssumptions, TurnRow } from "./analyse.ts";
 
-export const ARMS = ["hooks-off", "aci-only", "aci-no-index", "hook-path", "plugin-prepend", "plugin-path", "persisted-prepend", "no-plugin"] as const;
+export const ARMS = ["hooks-off", "aci-only", "aci-no-index", "hook-path", "plugin-prepend", "plugin-path", "persisted-prepend", "no-plugin", "engine-alone", "engine-prepend", "engine-append"] as const;
 export type Arm = (typeof ARMS)[number];
 
 export const ARM_LABELS: Record<Arm, string> = {
@@ -31,6 +36,9 @@ export const ARM_LABELS: Record<Arm, string> = {
   "plugin-path": "plugin path (runtime-context carrier through its context engine)",
   "persisted-prepend": "persisted prependContext (2026.3.13 alternative)",
   "no-plugin": "OpenClaw without the plugin (a gateway of its own; reference for hooks off)",
+  "engine-alone": "another context engine in the slot, the plugin off",
+  "engine-prepend": "another context engine in the slot + the plugin: memory as prependContext (what ships)",
+  "engine-append": "another context engine in the slot + the plugin: memory as appendSystemContext (the alternative)",
 };
 
 export const MAIN_SESSION = "agent:main:main";
@@ -59,15 +67,43 @@ export type ArmResult = {
   turnSeconds?: number;
 };
 
-/** The plugin's arms: its config and the context engine in the slot ("legacy": OpenClaw's own). */
-export const PLUGIN_ARM_SETTINGS: Partial<Record<Arm, { config: Record<string, unknown>; contextEngine: string }>> = {
-  "hooks-off": { config: { enabled: false }, contextEngine: "legacy" },
-  "aci-only": { config: { memory: false }, contextEngine: "legacy" },
+/** Who holds plugins.slots.contextEngine in an arm: OpenClaw's own engine, the plugin's, or another plugin's (other-engine.ts). */
+type SlotHolder = "legacy" | "plugin" | "other-engine";
+
+/** The plugin's arms: its config and who holds the context-engine slot. */
+export const PLUGIN_ARM_SETTINGS: Partial<Record<Arm, { config: Record<string, unknown>; slot: SlotHolder; env?: NodeJS.ProcessEnv }>> = {
+  "hooks-off": { config: { enabled: false }, slot: "legacy" },
+  "aci-only": { config: { memory: false }, slot: "legacy" },
   // What the on-demand index line costs (issue 28): the same arm with the line switched off.
-  "aci-no-index": { config: { memory: false, aciBootstrap: { onDemandIndex: false } }, contextEngine: "legacy" },
-  "plugin-prepend": { config: {}, contextEngine: "legacy" },
-  "plugin-path": { config: {}, contextEngine: PLUGIN_ID },
+  "aci-no-index": { config: { memory: false, aciBootstrap: { onDemandIndex: false } }, slot: "legacy" },
+  "plugin-prepend": { config: {}, slot: "legacy" },
+  "plugin-path": { config: {}, slot: "plugin" },
+  // The other engine as its operator runs it, the plugin registering nothing (as in hooks-off).
+  "engine-alone": { config: { enabled: false }, slot: "other-engine" },
+  // What ships next to another engine: the plugin stands aside, memory as prependContext (src/context/delivery.ts).
+  "engine-prepend": { config: {}, slot: "other-engine" },
+  // The other supported channel next to another engine, for comparison (src/context/delivery.ts: set for this arm's gateway run only).
+  "engine-append": { config: {}, slot: "other-engine", env: { OPENCLAW_CONTEXT_OTHER_ENGINE_DELIVERY: "append-system-context" } },
 };
+
+/** Arms that need the other engine installed in the gateway. */
+export const needsOtherEngine = (arm: Arm) => PLUGIN_ARM_SETTINGS[arm]?.slot === "other-engine";
+
+/**
+ * What an arm writes into openclaw.json: the slot, the plugin's config, and the other engine's
+ * entry (enabled only in its own arms, so the other arms are unchanged by its presence).
+ */
+export function armPluginsConfig(arm: Arm, engine: OtherEngine | undefined): { slot: string; entries: Record<string, Record<string, unknown>> } {
+  const settings = PLUGIN_ARM_SETTINGS[arm];
+  if (!settings) throw new Error(`${arm} is not an arm of the plugin`);
+  if (settings.slot === "other-engine" && !engine) throw new Error(`${arm}: no other context engine given`);
+  const slot = settings.slot === "plugin" ? PLUGIN_ID : settings.slot === "other-engine" ? engine!.engineId : "legacy";
+  // The longest wait the plugin allows for a turn's memory: a loaded machine never decides the figures.
+  const entries: Record<string, Record<string, unknown>> = { [PLUGIN_ID]: { config: { waitMs: 10_000, ...settings.config } } };
+  // Conversation access as lossless-claw's setup gives it (its hooks read the conversation).
+  if (engine) entries[engine.pluginId] = { enabled: settings.slot === "other-engine", hooks: { allowConversationAccess: true } };
+  return { slot, entries };
+}
 
 /** Hosts whose arms are configs of the one installed plugin. */
 export const pluginArmsHost = (version: string) => pluginServesHost(version);
@@ -163,34 +199,46 @@ export const armSessionKey = (arm: Arm) => `${MAIN_SESSION}:thread:cache-${arm}`
  * install-hooks' own code, then per arm write its settings, restart, and run the conversation in
  * a thread of its own. An arm that fails is reported as failed and the next one still runs.
  */
-export async function runPluginArms(options: RunOptions & { arms: readonly Arm[]; onArm?: (result: ArmResult) => void }): Promise<ArmResult[]> {
+export async function runPluginArms(options: RunOptions & { arms: readonly Arm[]; onArm?: (result: ArmResult) => void; engine?: OtherEngine }): Promise<ArmResult[]> {
   const { version } = options;
   const turns = options.turns ?? loadConversation();
   for (const arm of options.arms) if (!PLUGIN_ARM_SETTINGS[arm]) throw new Error(`${arm} is not an arm of the plugin (arms: ${Object.keys(PLUGIN_ARM_SETTINGS).join(", ")})`);
+  const engine = options.arms.some(needsOtherEngine) ? (options.engine ?? otherEngine()) : undefined;
   const buildDir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-context-cache-plugin-"));
   const extra = options.gateway ?? {};
   // Reload mode off: each arm's settings take effect at the restart it waits for, never in a hot reload racing it.
-  const gateway = await startGateway({ version, installPack: false, installProbe: false, ...extra, config: deepMerge({ gateway: { reload: { mode: "off" } } }, extra.config ?? {}) });
+  // The other engine is installed before the start (plugins load at start), like any plugin of the operator's.
+  const gateway = await startGateway({
+    version,
+    installPack: false,
+    installProbe: false,
+    ...extra,
+    extraPlugins: [...(extra.extraPlugins ?? []), ...(engine ? [engine.source] : [])],
+    config: deepMerge({ gateway: { reload: { mode: "off" } } }, extra.config ?? {}),
+  });
   try {
     const tarball = await packPlugin(await buildPlugin(path.join(buildDir, "plugin")));
     const env = operatorEnv(gateway);
     await installPlugin({ bundleRoot: REPO_ROOT, workspace: gateway.workspaceDir, configPath: gateway.configPath, mode: "pack", cli: env.OPENCLAW_CLI, env, log: () => {} }, tarball);
     const results: ArmResult[] = [];
     for (const arm of options.arms) {
-      const settings = PLUGIN_ARM_SETTINGS[arm]!;
+      const { slot, entries } = armPluginsConfig(arm, engine);
       let result: ArmResult;
       try {
         await editOpenClawJson(gateway.configPath, (config) => {
           const plugins = childObject(config, "plugins");
-          // The longest wait the plugin allows for a turn's memory: a loaded machine never decides the figures.
-          childObject(childObject(plugins, "entries"), PLUGIN_ID).config = { waitMs: 10_000, ...settings.config };
-          childObject(plugins, "slots").contextEngine = settings.contextEngine;
+          for (const [id, entry] of Object.entries(entries)) Object.assign(childObject(childObject(plugins, "entries"), id), entry);
+          childObject(plugins, "slots").contextEngine = slot;
           return true;
         });
+        const logStart = gateway.logs().length;
         const restartStarted = Date.now();
-        await gateway.restart();
+        await gateway.restart(undefined, { env: PLUGIN_ARM_SETTINGS[arm]!.env ?? {} });
         const turnsStarted = Date.now();
         const bodies = await runConversation(gateway, armSessionKey(arm), turns);
+        // An engine arm counts only when the engine served its turns (no fallback to legacy).
+        const notServing = needsOtherEngine(arm) ? engineNotServing(engine!, gateway.logs().slice(logStart), turns.length) : undefined;
+        if (notServing) throw new Error(notServing);
         result = armResult({ ...options, arm }, turns, bodies, (turnsStarted - restartStarted) / 1000, (Date.now() - turnsStarted) / 1000);
       } catch (error) {
         result = { version, arm, status: "failed", reason: `${(error as Error).message}\ngateway log tail:\n${gateway.logs().slice(-2000)}`, rows: [], bodies: [] };

@@ -5,8 +5,10 @@ import type { ModelApi, StartGatewayOptions } from "../../test/e2e/gateway.ts";
 import { markdownTable } from "../lib/table.ts";
 import { analyseBreakpoints, breakpointCost, extrapolatedBreakpointCost, DEFAULT_COST_ASSUMPTIONS } from "./analyse.ts";
 import type { BreakpointRow, ConversationTurn, CostAssumptions, TurnRow } from "./analyse.ts";
-import { ARM_LABELS, ARMS, loadConversation, PLUGIN_ARM_SETTINGS, pluginArmsHost, runArm, runPluginArms } from "./arms.ts";
+import { ARM_LABELS, ARMS, loadConversation, needsOtherEngine, PLUGIN_ARM_SETTINGS, pluginArmsHost, runArm, runPluginArms } from "./arms.ts";
 import type { Arm, ArmResult } from "./arms.ts";
+import { otherEngine } from "./other-engine.ts";
+import type { OtherEngine } from "./other-engine.ts";
 
 export type CacheResults = {
   assumptions: CostAssumptions;
@@ -14,10 +16,17 @@ export type CacheResults = {
   /** Anthropic explicit-breakpoint runs (2026.9.x): modeled cost with the reads Anthropic allows. */
   anthropic?: { arm: Arm; rows: BreakpointRow[]; cost: number; cost40: number; unreadMessageBreakpoints: number }[];
   problems: string[];
+  /** The other context engine of the engine arms, when they ran. */
+  engine?: { pluginId: string; engineId: string; label: string };
 };
 
 const pct = (value: number) => `${value.toFixed(1)}%`;
 const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : "n/a");
+
+/** The plugin's arms next to another engine also against that engine alone: what the plugin adds to it. */
+export function versusEngineAlone(arm: Arm, value: number, engineAlone: number | undefined): string {
+  return arm === "engine-prepend" || arm === "engine-append" ? `; ${ratio(value, engineAlone)} engine alone` : "";
+}
 
 /**
  * Arms per version. 2026.3.13: the hook pack's arms, and the persisted-prependContext alternative
@@ -28,9 +37,9 @@ export function armsFor(version: string): Arm[] {
   return pluginArmsHost(version) ? ["hooks-off", "aci-only", "plugin-prepend", "plugin-path"] : ["hooks-off", "aci-only", "hook-path", "persisted-prepend"];
 }
 
-/** The arms a run may ask for on this version (the default ones, plus the reference on 2026.9+). */
-function armsAllowed(version: string): Arm[] {
-  return pluginArmsHost(version) ? [...armsFor(version), "aci-no-index", "no-plugin"] : armsFor(version);
+/** The arms a run may ask for on this version (the default ones, plus the reference and the other-engine arms on 2026.9+). */
+export function armsAllowed(version: string): Arm[] {
+  return pluginArmsHost(version) ? [...armsFor(version), "aci-no-index", "no-plugin", "engine-alone", "engine-prepend", "engine-append"] : armsFor(version);
 }
 
 /**
@@ -45,6 +54,7 @@ export async function runArms(options: {
   gateway: Partial<StartGatewayOptions>;
   log: (line: string) => void;
   onArm?: (result: ArmResult) => void;
+  engine?: OtherEngine;
 }): Promise<ArmResult[]> {
   const { version, arms } = options;
   const failed = (arm: Arm, error: unknown): ArmResult => ({ version, arm, status: "failed", reason: (error as Error).message.slice(0, 500), rows: [], bodies: [] });
@@ -75,6 +85,7 @@ export async function runArms(options: {
 
 export function summaryTable(results: readonly Omit<ArmResult, "bodies">[]): string {
   const base = results.find((r) => r.arm === "hooks-off" && r.status === "ok")?.cost;
+  const engineAlone = results.find((r) => r.arm === "engine-alone" && r.status === "ok")?.cost;
   const rows = results.map((r) => {
     if (r.status !== "ok" || !r.cost) return [ARM_LABELS[r.arm], r.status, "", "", "", "", ""];
     const later = r.rows.slice(1);
@@ -87,8 +98,8 @@ export function summaryTable(results: readonly Omit<ArmResult, "bodies">[]): str
       `${same}/${later.length}`,
       `${early}/${later.length}`,
       `${r.rows.filter((row) => row.factReached).length}/${r.rows.filter((row) => row.factReached !== undefined).length}`,
-      `${Math.round(r.cost.measured)} (${ratio(r.cost.measured, base?.measured)})`,
-      `${Math.round(r.cost.extrapolated)} (${ratio(r.cost.extrapolated, base?.extrapolated)})`,
+      `${Math.round(r.cost.measured)} (${ratio(r.cost.measured, base?.measured)}${versusEngineAlone(r.arm, r.cost.measured, engineAlone?.measured)})`,
+      `${Math.round(r.cost.extrapolated)} (${ratio(r.cost.extrapolated, base?.extrapolated)}${versusEngineAlone(r.arm, r.cost.extrapolated, engineAlone?.extrapolated)})`,
     ];
   });
   return markdownTable(
@@ -166,6 +177,12 @@ export async function runCache(options: {
   for (const arm of options.arms ?? []) if (!(ARMS as readonly string[]).includes(arm)) throw new Error(`--cache-arms: unknown arm ${arm} (known: ${ARMS.join(", ")})`);
   // --cache-arms also sets the order (the most wanted arms first when a run may be cut short).
   const selected = (version: string) => (options.arms ? (options.arms as Arm[]).filter((arm) => armsAllowed(version).includes(arm)) : armsFor(version));
+  // Resolved once, so both model APIs run the same engine and the report names it.
+  const engine = versions.some((version) => selected(version).some(needsOtherEngine)) ? otherEngine() : undefined;
+  if (engine) {
+    results.engine = { pluginId: engine.pluginId, engineId: engine.engineId, label: engine.label };
+    out.push(`Other context engine (the arms "${ARM_LABELS["engine-alone"]}", "… prependContext", "… appendSystemContext"): ${engine.label}, engine id \`${engine.engineId}\`, installed into the plugin arms' gateway before it starts; its entry is switched off in every other arm.`, "");
+  }
   /** One line per arm as it finishes, so a long run that is cut short still leaves its numbers. */
   const report = (label: string) => (result: ArmResult) => {
     if (result.status !== "ok") {
@@ -175,7 +192,7 @@ export async function runCache(options: {
   };
   const perTurn: string[] = [];
   for (const version of versions) {
-    const ran = await runArms({ version, arms: selected(version), turns, assumptions, log: options.log, gateway: options.modelApi ? { modelApi: options.modelApi } : {}, onArm: report("") });
+    const ran = await runArms({ version, arms: selected(version), turns, assumptions, log: options.log, gateway: options.modelApi ? { modelApi: options.modelApi } : {}, onArm: report(""), engine });
     const armResults = ran.map(({ bodies: _bodies, ...rest }) => rest);
     results.arms.push(...armResults);
     out.push(`OpenClaw ${version}:`, "", summaryTable(armResults), "");
@@ -187,10 +204,13 @@ export async function runCache(options: {
   // Anthropic-speaking mock (OpenClaw places cache_control itself; the cost depends on where).
   const version = OPENCLAW_TARGETS[OPENCLAW_TARGETS.length - 1]!.openclaw;
   if (!versions.includes(version)) return { markdown: out.join("\n"), results };
-  const anthropicArms = (["no-plugin", "hooks-off", "aci-only", "plugin-prepend", "plugin-path"] as const).filter((arm) => (options.arms ? options.arms.includes(arm) : arm !== "no-plugin"));
+  // The reference and the other-engine arms only when asked for (each is a boot or an install more).
+  const anthropicArms = (["no-plugin", "hooks-off", "aci-only", "plugin-prepend", "plugin-path", "engine-alone", "engine-prepend", "engine-append"] as const).filter((arm) =>
+    options.arms ? options.arms.includes(arm) : arm !== "no-plugin" && !needsOtherEngine(arm),
+  );
   const runs: NonNullable<CacheResults["anthropic"]> = [];
   let detail: { arm: Arm; rows: BreakpointRow[] } | undefined;
-  const anthropic = await runArms({ version, arms: anthropicArms, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" }, onArm: report(" (anthropic)") });
+  const anthropic = await runArms({ version, arms: anthropicArms, turns, assumptions, log: options.log, gateway: { modelApi: "anthropic-messages" }, onArm: report(" (anthropic)"), engine });
   for (const result of anthropic.filter((r) => r.status === "ok")) {
     const rows = analyseBreakpoints(result.bodies, turns.flatMap((t) => (t.fact ? [t.fact] : [])));
     runs.push({ arm: result.arm, rows, cost: breakpointCost(rows), cost40: extrapolatedBreakpointCost(rows, assumptions), unreadMessageBreakpoints: unreadMessageBreakpoints(rows) });
@@ -201,17 +221,18 @@ export async function runCache(options: {
   if (runs.length === 0) return { markdown: out.join("\n"), results };
   const base = runs.find((r) => r.arm === "hooks-off");
   const aci = runs.find((r) => r.arm === "aci-only");
+  const engineAlone = runs.find((r) => r.arm === "engine-alone");
   out.push(
     `Anthropic explicit breakpoints (OpenClaw ${version}, mock speaking the Anthropic messages API): the same conversation per arm, priced with the reads Anthropic's rules allow (an earlier breakpoint's exact prefix, ending at a block boundary at most 20 blocks before one of this request's breakpoints; read 0.1×, write 1.25×). ` +
       `Over ${assumptions.turns} turns each later turn repeats the measured pattern and adds ${assumptions.historyTokensPerTurn} tokens of history; a turn after one whose message breakpoint was never read again also re-writes that turn's history.`,
     "",
     markdownTable(
-      ["arm", "message breakpoints not read by the next request", `modeled input cost, ${turns.length} turns (× hooks off; × aci-bootstrap only)`, `${assumptions.turns} turns (× hooks off; × aci-bootstrap only)`],
+      ["arm", "message breakpoints not read by the next request", `modeled input cost, ${turns.length} turns (× hooks off; × aci-bootstrap only${engine ? "; × engine alone" : ""})`, `${assumptions.turns} turns (× hooks off; × aci-bootstrap only${engine ? "; × engine alone" : ""})`],
       runs.map((r) => [
         ARM_LABELS[r.arm],
         `${r.unreadMessageBreakpoints}/${r.rows.length - 1}`,
-        `${Math.round(r.cost)} (${ratio(r.cost, base?.cost)}; ${ratio(r.cost, aci?.cost)})`,
-        `${Math.round(r.cost40)} (${ratio(r.cost40, base?.cost40)}; ${ratio(r.cost40, aci?.cost40)})`,
+        `${Math.round(r.cost)} (${ratio(r.cost, base?.cost)}; ${ratio(r.cost, aci?.cost)}${versusEngineAlone(r.arm, r.cost, engineAlone?.cost)})`,
+        `${Math.round(r.cost40)} (${ratio(r.cost40, base?.cost40)}; ${ratio(r.cost40, aci?.cost40)}${versusEngineAlone(r.arm, r.cost40, engineAlone?.cost40)})`,
       ]),
     ),
     "",

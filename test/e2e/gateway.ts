@@ -132,9 +132,10 @@ export type Gateway = {
   /**
    * Stops the gateway process and starts it again on the same state, config and port (what an
    * operator's restart does). `configPatch` is deep-merged into openclaw.json while the gateway is
-   * down, so no hot reload of the change can race the restart.
+   * down, so no hot reload of the change can race the restart. `env` is added to the start's
+   * environment for this run of the process only (the next restart goes back to the start's).
    */
-  restart(configPatch?: Record<string, unknown>): Promise<void>;
+  restart(configPatch?: Record<string, unknown>, options?: { env?: NodeJS.ProcessEnv }): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -594,9 +595,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     fs.writeFileSync(configPath, `${JSON.stringify(merged, null, 2)}\n`);
 
     logStream = fs.openSync(gatewayLog, "a");
-    const launch = async () => {
+    const launch = async (extraEnv: NodeJS.ProcessEnv = {}) => {
       const child = spawn(installed.nodeBin, [installed.openclawEntry, "gateway", "run", "--bind", "loopback", "--port", String(port), "--allow-unconfigured"], {
-        env,
+        env: { ...env, ...extraEnv },
         cwd: root,
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
@@ -725,13 +726,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       probeEvents: readProbeEvents,
       logs: () => output,
       stop,
-      async restart(configPatch) {
+      async restart(configPatch, restartOptions) {
         await stopProcess();
         if (configPatch) fs.writeFileSync(configPath, `${JSON.stringify(deepMerge(JSON.parse(fs.readFileSync(configPath, "utf8")) as Record<string, unknown>, configPatch), null, 2)}\n`);
         // The port was just released: wait until nothing listens on it any more.
         const deadline = Date.now() + STOP_TIMEOUT_MS;
         while ((await canConnect(port)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
-        await launch();
+        await launch(restartOptions?.env);
       },
     };
   } catch (error) {

@@ -80,11 +80,11 @@ describe("cache section tables", async () => {
     expect(armsFor("2026.9.6")).toEqual(["hooks-off", "aci-only", "plugin-prepend", "plugin-path"]);
     expect(armsFor("2026.3.13")).toEqual(["hooks-off", "aci-only", "hook-path", "persisted-prepend"]);
   });
+  const rows = [
+    { turn: 1, kind: "memory", requestTokens: 100, prefixTokens: 0, reusePct: 0, firstDiff: "none", firstDiffAt: "", before: "", after: "", factReached: true },
+    { turn: 2, kind: "chat", requestTokens: 110, prefixTokens: 99, reusePct: 90, systemIdentical: true, firstDiff: "new content", firstDiffAt: "", before: "", after: "" },
+  ] as const;
   it("gives cost ratios to the hooks-off arm and names an arm that has no numbers", () => {
-    const rows = [
-      { turn: 1, kind: "memory", requestTokens: 100, prefixTokens: 0, reusePct: 0, firstDiff: "none", firstDiffAt: "", before: "", after: "", factReached: true },
-      { turn: 2, kind: "chat", requestTokens: 110, prefixTokens: 99, reusePct: 90, systemIdentical: true, firstDiff: "new content", firstDiffAt: "", before: "", after: "" },
-    ] as const;
     const table = summaryTable([
       { version: "2026.9.6", arm: "hooks-off", status: "ok", rows: [...rows], cost: { measured: 200, extrapolated: 1000 } },
       { version: "2026.9.6", arm: "aci-only", status: "ok", rows: [...rows], cost: { measured: 180, extrapolated: 900 } },
@@ -94,6 +94,16 @@ describe("cache section tables", async () => {
     expect(table).toContain("900 (0.90×)");
     expect(table).toMatch(/plugin path .*\| failed/);
     expect(table).toContain("1/1");
+  });
+  it("also gives the arms with our plugin next to another engine their ratio to that engine alone", () => {
+    const table = summaryTable([
+      { version: "2026.9.6", arm: "hooks-off", status: "ok", rows: [...rows], cost: { measured: 200, extrapolated: 1000 } },
+      { version: "2026.9.6", arm: "engine-alone", status: "ok", rows: [...rows], cost: { measured: 250, extrapolated: 1250 } },
+      { version: "2026.9.6", arm: "engine-prepend", status: "ok", rows: [...rows], cost: { measured: 300, extrapolated: 1500 } },
+    ]);
+    expect(table).toContain("250 (1.25×)");
+    expect(table).toContain("300 (1.50×; 1.20× engine alone)");
+    expect(table).toContain("1500 (1.50×; 1.20× engine alone)");
   });
 });
 

@@ -100,6 +100,10 @@ describe("doctor: the context-engine slot", () => {
     const line = 'Context engine "openclaw-context" owner=plugin:openclaw-context failed during factory: boom; quarantining it for this process and falling back to default engine "legacy".';
     expect(engineFallbackLine(["x", line, "y"], PLUGIN)).toBe(line);
     expect(engineFallbackLine([line], "lossless-claw")).toBeUndefined();
+    // A turn OpenClaw ran on legacy because the engine lacks what chat.send needs (2026.9.6's wording).
+    const degraded = '[context-engine] Context engine "lossless-claw" degraded to "legacy" for this logical turn: current-turn transcript fencing is not declared. The "legacy" engine will handle only this turn; configuration is unchanged, and "lossless-claw" will be retried next turn.';
+    expect(engineFallbackLine(["x", degraded], "lossless-claw")).toBe(degraded);
+    expect(engineFallbackLine([degraded], PLUGIN)).toBeUndefined();
     expect(await levels(engineCheck, context({ hostLines: [line] }))).toEqual(["fail"]);
     const ours = [{ time: 1, level: 40, msg: "context engine unavailable: memory delivered as prependContext", reason: "sdk missing" }];
     expect(await levels(engineCheck, context({ records: ours }))).toEqual(["fail"]);
