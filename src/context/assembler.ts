@@ -229,6 +229,18 @@ export function shownAs(text: string, shown: readonly { key: string; id: string 
   return shown.find((other) => other.key === key || holdsWords(other.key, key) || holdsWords(key, other.key))?.id;
 }
 
+/** The largest n in [0, count] with fits(n), for a fits() that holds up to some n and not after it. */
+function longestFittingPrefix(count: number, fits: (n: number) => boolean): number {
+  let low = 0;
+  let high = count;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (fits(mid)) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
 export function assembleContext(input: AssemblerInput): AssemblerResult {
   const config = input.config ?? HYGIENE_CONFIG_DEFAULTS;
   const decisions: string[] = [];
@@ -337,9 +349,13 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
     const keptItems: SlotItem[] = [];
     const kept: string[] = [];
     let outOfRoom = false;
-    for (const item of p.items) {
+    // A caller's layout is measured on a prefix's own text, and more items never make it shorter:
+    // the longest prefix that fits is found in log(n) layouts, not one per item (each layout
+    // renders every item of its prefix again).
+    const fitting = p.custom ? longestFittingPrefix(p.items.length, (n) => p.text(p.items.slice(0, n)).length <= maxChars) : p.items.length;
+    for (const [index, item] of p.items.entries()) {
       // A slot keeps a prefix of its ordered items: once one is left out, the rest are too.
-      if (!outOfRoom && p.text([...keptItems, item]).length <= maxChars) {
+      if (!outOfRoom && index < fitting && (p.custom || p.text([...keptItems, item]).length <= maxChars)) {
         lines.push(item.text);
         keptItems.push(item);
         kept.push(item.id);

@@ -31,27 +31,73 @@ export function budgetLimitsFor(config: EthosContextConfig, sessionType: Session
 
 export type BudgetedBlock = { injected: RetrievedMemory[]; entries: FormattedEntry[]; block: string };
 
+/**
+ * What one more entry can add to a formatted block, beyond its text and its date: both layouts add
+ * a line of their own (numbering, score or bullet, a date heading). Checked: a block that comes out
+ * over its limit is built again entry by entry.
+ */
+const ENTRY_GROWTH_SLACK = 64;
+
 export function buildBudgetedBlock(
   memories: readonly RetrievedMemory[],
   limits: BudgetLimits,
   frame: Omit<ContextBlockInput, "entries">,
   format: ContextBlockFormatter,
 ): BudgetedBlock {
+  const quick = fillBlock(memories, limits, frame, format, true);
+  // The growth bound held (it does for both layouts): the same choices as formatting every step.
+  if (quick.block.length <= limits.maxTotalChars) return quick;
+  return fillBlock(memories, limits, frame, format, false);
+}
+
+/**
+ * The fill. Formatting the whole block for every candidate is quadratic in the candidates, and a
+ * turn fills several blocks; with `trustGrowth` an entry whose text, date and ENTRY_GROWTH_SLACK
+ * still leave the block under its limit is taken without formatting, and the block is formatted
+ * exactly only where a decision is close to the limit, and once at the end.
+ */
+function fillBlock(
+  memories: readonly RetrievedMemory[],
+  limits: BudgetLimits,
+  frame: Omit<ContextBlockInput, "entries">,
+  format: ContextBlockFormatter,
+  trustGrowth: boolean,
+): BudgetedBlock {
   const injected: RetrievedMemory[] = [];
   const entries: FormattedEntry[] = [];
   const seenTexts = new Set<string>();
   let block = "";
+  /** An upper bound of the formatted length of `entries` (exact when `formatted`). */
+  let bound = 0;
+  let formatted = true;
+  const exactLength = () => {
+    if (!formatted) {
+      block = format({ ...frame, entries });
+      bound = block.length;
+      formatted = true;
+    }
+    return block.length;
+  };
   for (const memory of memories) {
     if (injected.length >= limits.topK) break;
     // Room left is below what any entry costs: stop looking.
-    if (block.length > 0 && limits.maxTotalChars - block.length < 8) break;
+    if (entries.length > 0 && limits.maxTotalChars - bound < 8 && limits.maxTotalChars - exactLength() < 8) break;
     const full = renderMemoryText(memory.text, limits.maxSnippetChars);
     if (!full || seenTexts.has(full)) continue;
     // An entry adds at least its own text to the block (both layouts show every entry's text in
     // full): one that cannot fit is skipped without formatting the whole block again.
-    if (entries.length > 0 && block.length + full.length > limits.maxTotalChars) continue;
+    if (entries.length > 0 && bound + full.length > limits.maxTotalChars && exactLength() + full.length > limits.maxTotalChars) continue;
     const entry: FormattedEntry = { text: full, score: memory.score };
     if (memory.date) entry.date = memory.date;
+    const grown = bound + full.length + (memory.date ?? "undated").length + ENTRY_GROWTH_SLACK;
+    if (trustGrowth && entries.length > 0 && grown <= limits.maxTotalChars) {
+      seenTexts.add(full);
+      entries.push(entry);
+      injected.push(memory);
+      bound = grown;
+      formatted = false;
+      continue;
+    }
     let candidate = format({ ...frame, entries: [...entries, entry] });
     if (candidate.length > limits.maxTotalChars) {
       if (entries.length > 0) continue; // a smaller memory further down may still fit whole
@@ -68,6 +114,9 @@ export function buildBudgetedBlock(
     entries.push(entry);
     injected.push(memory);
     block = candidate;
+    bound = block.length;
+    formatted = true;
   }
+  exactLength();
   return { injected, entries, block };
 }

@@ -69,8 +69,26 @@ function truncateText(text: string, maxChars: number): string {
   return `${cut}…`;
 }
 
+/**
+ * Rendered texts kept for reuse. A turn renders the same memories many times: the assembler
+ * measures the hits' slot once per prefix of its items (quadratic in the hits), and the
+ * Recent-memory slot renders the same notes on every turn. Bounded; emptied when full.
+ */
+const RENDERED_CACHE_ENTRIES = 1024;
+const rendered = new Map<string, string>();
+
 /** Inert text of one memory, at most `maxChars` long, fenced when it reads like an instruction. */
 export function renderMemoryText(text: string, maxChars: number): string {
+  const key = `${maxChars}\u0000${text}`;
+  const known = rendered.get(key);
+  if (known !== undefined) return known;
+  const result = renderUncached(text, maxChars);
+  if (rendered.size >= RENDERED_CACHE_ENTRIES) rendered.clear();
+  rendered.set(key, result);
+  return result;
+}
+
+function renderUncached(text: string, maxChars: number): string {
   const flat = flattenMemoryText(text);
   if (!looksLikeInstruction(text)) return truncateText(flat, maxChars);
   const room = maxChars - FENCE_OPEN.length - FENCE_CLOSE.length;
