@@ -301,6 +301,10 @@ describe("relation: analysis", () => {
     ]);
     // n't is English: another language's analysis keeps the word and no negation.
     expect(analyseWithSpans("Sie sagt don't", "de")).toMatchObject({ keys: ["don"], negated: false });
+    expect(analyseWithSpans("l'hôtel Ritz", "fr").spans).toEqual([
+      [2, 7],
+      [8, 12],
+    ]);
     expect(analyse("the shop Don'tStop").negated).toBe(false);
   });
 
@@ -386,7 +390,19 @@ describe("relation: repeat and change", () => {
     expect(change("meeting at 3pm with Anna", "meeting at 4pm with Bob", true)).toBeUndefined();
     expect(change("my sister Anna lives in Paris", "my sister Anna works in Lyon")).toBeUndefined();
     expect(change("团队例会在周二", "团队例会在周四下午", true)).toEqual({ how: "value", oldRange: [5, 6], newRange: [5, 8] });
-    expect(change("团队例会在周二", "团队例会在下周星期四下午", true)).toBeUndefined();
+    expect(change("团队例会在周二", "团队例会在下周星期四下午", true)).toBeUndefined();    expect(change("my sister lives in Paris", "my sister lives in Santa Clara", true)).toEqual({ how: "value", oldRange: [2, 3], newRange: [2, 4] });
+    expect(change("the meeting with Anna is at the office building", "the meeting with Bob is at the office building", true)).toEqual({ how: "value", oldRange: [1, 2], newRange: [1, 2] });
+    // A shared end never reaches into the shared start: nothing is left between them to change.
+    expect(change("tea pot", "tea pot sugar pot", true)).toBeUndefined();
+    expect(change("tea pot sugar pot", "tea pot", true)).toBeUndefined();
+    // A restatement needs the relation word before the value on both sides.
+    expect(change("my bike is red", "my bike blue")).toBeUndefined();
+    expect(change("my bike red", "my bike is blue")).toBeUndefined();
+  });
+
+  it("a statement without content words neither changes nor is changed, whatever its polarity", () => {
+    expect(change("I do", "I don't")).toBeUndefined();
+    expect(change("I don't", "I do", true)).toBeUndefined();
   });
 
   it("an elliptic correction names the attribute right before its one value, and a value the older statement does not have", () => {
@@ -395,6 +411,8 @@ describe("relation: repeat and change", () => {
     expect(change("code 4312 slip", "slip 22", true)).toBeUndefined();
     expect(change("my sailboat is at slip 14", "slip 22 23", true)).toBeUndefined();
     expect(change("my sailboat is at slip 14", "slip 14 22", true)).toBeUndefined();
+    expect(change("my sailboat is at slip 14", "22", true)).toBeUndefined();
+    expect(change("my sailboat is at slip 14", "22 slip", true)).toBeUndefined();
     expect(change("my sailboat is at slip 14 near boat dock", "boat dock slip 22", true)).toEqual({ how: "value", oldRange: [2, 3], newRange: [3, 4] });
     expect(change("my sailboat is at slip 14 near boat dock", "sailboat boat dock slip 22", true)).toBeUndefined();
   });
