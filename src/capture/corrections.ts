@@ -155,21 +155,24 @@ function field(lines: readonly string[], key: string): string | undefined {
   // Matched line by line without the m flag: a U+2028 inside a quoted line never starts a field.
   const pattern = new RegExp(`^[ \\t]*(?:[-*][ \\t]+)?\\**${key.replace(/_/g, "[_ -]")}\\**[ \\t]*:\\**[ \\t]*(.*)$`, "i");
   for (const line of lines) {
-    const value = pattern.exec(line)?.[1]?.trim();
+    const value = pattern.exec(line)?.[1].trim();
     if (value !== undefined) return value === "" ? undefined : value.replace(/^"(.*)"$/, "$1");
   }
   return undefined;
 }
 
 function parseDate(value: string | undefined): Date | undefined {
-  if (!value) return undefined;
-  const date = new Date(value);
+  const date = new Date(value ?? Number.NaN);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+function isTrue(value: string | undefined): boolean {
+  return value?.toLowerCase() === "true";
+}
+
 function parseConfidence(value: string | undefined): number | undefined {
-  const n = Number(value);
-  return value !== undefined && Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
+  const n = Number(value); // NaN when the field is absent (field() never returns "")
+  return Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
 }
 
 /**
@@ -179,9 +182,8 @@ function parseConfidence(value: string | undefined): number | undefined {
  * unquoted excerpt never starts an entry (no m flag: `^` would also match after \r, U+2028, U+2029).
  */
 export function splitCorrectionBlocks(markdown: string): { preamble: string; blocks: string[] } {
-  const parts = markdown.split(/(?<=\n)(?=##[ \t])/);
-  const preamble = /^##[ \t]/.test(parts[0] ?? "") ? "" : (parts.shift() ?? "");
-  return { preamble, blocks: parts };
+  const [first, ...rest] = markdown.split(/(?<=\n)(?=##[ \t])/); // split() gives at least [""]
+  return /^##[ \t]/.test(first) ? { preamble: "", blocks: [first, ...rest] } : { preamble: first, blocks: rest };
 }
 
 /** Split CORRECTIONS.md into entries (one per `## ` heading). Text before the first heading is skipped. */
@@ -195,8 +197,8 @@ export function parseCorrections(markdown: string): CorrectionEntry[] {
       triggerPhrase: field(lines, "trigger_phrase"),
       triggerConfidence: field(lines, "trigger_confidence"),
       session: field(lines, "session"),
-      verified: /^true$/i.test(field(lines, "verified") ?? ""),
-      reEmbedded: /^true$/i.test(field(lines, "re_embedded") ?? ""),
+      verified: isTrue(field(lines, "verified")),
+      reEmbedded: isTrue(field(lines, "re_embedded")),
       cooldownExpires: parseDate(field(lines, "cooldown_expires")),
       status: (field(lines, "status") ?? "active").toLowerCase(),
       correctInformation: field(lines, "correct_information"),
@@ -217,7 +219,7 @@ export function correctionStatement(entry: CorrectionEntry): string {
   const quoted = entry.text
     .split("\n")
     .filter((line) => line.startsWith(">"))
-    .map((line) => line.replace(/^>[ \t]?/, ""))
+    .map((line) => line.slice(1).replace(/^[ \t]/, ""))
     .join(" ");
   return fixed && !fixed.startsWith("(pending") ? fixed : quoted || (entry.triggerPhrase ?? "");
 }

@@ -62,7 +62,8 @@ export function detectLanguage(text: string): Lang {
   if (HAN.test(text)) return "zh";
   let best: Lang = "en";
   let bestScore = 0;
-  const words = text.toLowerCase().split(/[^\p{L}]+/u).map(fold);
+  // Stryker disable next-line Regex: one separator or a run of them: the empty words between match no function word
+  const words = text.split(/[^\p{L}]+/u).map(fold); // fold lowercases
   for (const lang of LANGS) {
     if (lang === "zh") continue;
     const detect = DETECT[lang];
@@ -80,8 +81,10 @@ const KEY_CACHE = new Map<string, string>();
 function keyOf(word: string, lang: Lang): string {
   const id = `${lang}\u0000${word}`;
   let key = KEY_CACHE.get(id);
+  // Stryker disable next-line ConditionalExpression: a cache: computing the key again gives the same key
   if (key === undefined) {
     key = lang === "en" && !/\p{N}/u.test(word) ? stemmer(word) : word;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the cache's bound: clearing it sooner, later or always only costs time
     if (KEY_CACHE.size >= KEYS_MAX) KEY_CACHE.clear();
     KEY_CACHE.set(id, key);
   }
@@ -91,6 +94,7 @@ function keyOf(word: string, lang: Lang): string {
 /** Content, polarity and relation words of one statement, with where each content key sits. */
 export function analyseWithSpans(statement: string, lang: Lang = detectLanguage(statement)): Analysis {
   const rules = RULES[lang];
+  // Stryker disable next-line StringLiteral: placeholders, each set below before the shape is returned
   const shape: Analysis = { lang, keys: [], flags: "", negated: false, content: "", words: "", spans: [] };
   const flags: number[] = [];
   let relationPending = false;
@@ -108,7 +112,6 @@ export function analyseWithSpans(statement: string, lang: Lang = detectLanguage(
     for (const part of raw.split(/['’]/)) {
       const start = offset;
       offset += part.length + 1;
-      if (!part) continue;
       const word = CONTRACTED[fold(part)] ?? fold(part);
       if (rules.negations.has(word)) {
         shape.negated = true;
@@ -120,14 +123,15 @@ export function analyseWithSpans(statement: string, lang: Lang = detectLanguage(
         relationPending ||= relation;
         continue;
       }
-      const previous = flags.length > 0 ? flags[flags.length - 1] : 0;
+      const previous = flags[flags.length - 1]; // undefined for the first key: undefined & RELATION is 0
       shape.keys.push(keyOf(word, lang));
       flags.push((value ? VALUE : 0) | (relation ? RELATION : 0) | (relationPending || previous & RELATION ? AFTER_RELATION : 0));
       shape.spans.push([start, start + part.length]);
       relationPending = false;
     }
   }
-  shape.keys = shape.keys.slice(); // no spare capacity kept per fact
+  // Stryker disable next-line MethodExpression: memory only: no spare capacity kept per fact
+  shape.keys = shape.keys.slice();
   shape.flags = String.fromCharCode(...flags.map((bits) => 48 + bits));
   shape.content = [...new Set(shape.keys)].sort().join("\u0001");
   // Only a statement with a value compares its words alone.
@@ -184,6 +188,7 @@ function alignedChange(older: Shape, newer: Shape, correction: boolean): Change 
   const a = older.keys;
   const b = newer.keys;
   let prefix = 0;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: past an end a key is undefined and differs; past both, the keys were equal, which changeOf answered before
   while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
   let suffix = 0;
   while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
@@ -202,11 +207,11 @@ function alignedChange(older: Shape, newer: Shape, correction: boolean): Change 
 function ellipticChange(older: Shape, newer: Shape): Change | undefined {
   const values = valueIndexes(newer);
   const words = newer.keys.length - values.length;
-  if (values.length !== 1 || words === 0 || words > 3) return undefined;
+  if (values.length !== 1 || words > 3) return undefined;
   const oldKeys = new Set(older.keys);
   if (!newer.keys.every((key, i) => isValue(newer, i) || oldKeys.has(key))) return undefined;
+  // The word right before the one value (undefined when the value comes first: no attribute).
   const [at] = values;
-  if (at === 0 || isValue(newer, at - 1)) return undefined;
   const attribute = newer.keys[at - 1];
   const j = older.keys.findIndex((key, k) => key === attribute && isValue(older, k + 1));
   if (j === -1 || older.keys[j + 1] === newer.keys[at]) return undefined;

@@ -47,7 +47,7 @@ const CHANNEL_ALIASES: Record<string, string> = {
   teams: "msteams", nc: "nextcloud-talk", "nc-talk": "nextcloud-talk", "twitch-chat": "twitch", zl: "zalo", zlu: "zalouser", tg: "telegram",
 };
 /** Channels whose user ids are case-sensitive: a sender there is compared letter for letter. */
-const CASE_SENSITIVE_CHANNELS = new Set(["matrix", "nostr"]);
+const CASE_SENSITIVE_CHANNELS: ReadonlySet<string | undefined> = new Set(["matrix", "nostr"]);
 
 /** A known channel id or alias, as OpenClaw's id; undefined for anything else. */
 export function canonicalChannel(name: string | undefined): string | undefined {
@@ -72,10 +72,11 @@ export function comparableId(value: string, foldCase = true): string {
  * the id ("telegram:123", OpenClaw's "telegram:user:123" too).
  */
 export function ownerFromEntry(entry: unknown, channel?: string): OwnerId | undefined {
-  if (typeof entry === "number" && Number.isFinite(entry)) return { channel, id: String(entry) };
+  // Number.isFinite is false for anything but a finite number (no coercion).
+  if (Number.isFinite(entry)) return { channel, id: String(entry) };
   if (typeof entry !== "string" || entry.trim().length === 0 || entry === "*") return undefined;
   const colon = entry.indexOf(":");
-  const qualifier = colon > 0 ? canonicalChannel(entry.slice(0, colon)) : undefined;
+  const qualifier = colon === -1 ? undefined : canonicalChannel(entry.slice(0, colon));
   // In a channel's own list an entry names that channel's user ("tg:222" in channels.telegram too).
   if (channel !== undefined && qualifier !== channel) return { channel, id: entry };
   if (!qualifier) return { id: entry };
@@ -98,7 +99,7 @@ function collect(list: unknown, into: OwnerId[], channel?: string): boolean {
 export function ownersFrom(entries: Iterable<string | OwnerId>): OwnerId[] {
   const owners: OwnerId[] = [];
   for (const entry of entries) {
-    const owner = typeof entry === "object" && entry !== null && typeof entry.id === "string" ? entry : ownerFromEntry(entry);
+    const owner = isObject(entry) && typeof entry.id === "string" ? (entry as OwnerId) : ownerFromEntry(entry);
     if (owner) owners.push(owner);
   }
   return owners;
@@ -150,7 +151,7 @@ export function isOwnerPeer(owners: readonly OwnerId[], channel: string | undefi
 /** Is this sender one of the owners, on the sender's channel? */
 export function isOwnerSender(owners: readonly OwnerId[], sender: Sender): boolean {
   if (!sender.id.trim()) return false;
-  const fold = !CASE_SENSITIVE_CHANNELS.has(canonicalChannel(sender.channel) ?? "");
+  const fold = !CASE_SENSITIVE_CHANNELS.has(canonicalChannel(sender.channel));
   const id = comparableId(sender.id, fold);
   return owners.some((owner) => onChannel(owner, sender.channel) && comparableId(owner.id, fold) === id);
 }

@@ -26,7 +26,8 @@ export class SenderLedger {
     const key = storedSessionKey(sessionKey);
     const entries = this.live(key, now);
     entries.push({ owner, at: now });
-    if (entries.length > MAX_SENDERS_PER_SESSION) entries.splice(0, entries.length - MAX_SENDERS_PER_SESSION);
+    // live() keeps at most MAX_SENDERS_PER_SESSION, so one push is at most one too many.
+    if (entries.length > MAX_SENDERS_PER_SESSION) entries.shift();
     this.sessions.delete(key);
     this.sessions.set(key, entries);
     if (this.sessions.size > MAX_LEDGER_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
@@ -39,19 +40,23 @@ export class SenderLedger {
   turnSenders(sessionKey: string, now: number): { owner: boolean }[] {
     const key = storedSessionKey(sessionKey);
     const entries = this.live(key, now);
-    if (entries.length === 0) {
-      this.sessions.delete(key);
-      return [];
-    }
     for (const entry of entries) entry.turnStartedAt ??= now;
     return entries.map((entry) => ({ owner: entry.owner }));
   }
 
+  /** Sessions with a sender that still counts (the bound: MAX_LEDGER_SESSIONS). */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** The session's senders that still count; a session left with none is forgotten. */
   private live(key: string, now: number): Entry[] {
-    const entries = (this.sessions.get(key) ?? []).filter(
-      (entry) => now - entry.at < SENDER_MAX_AGE_MS && (entry.turnStartedAt === undefined || now - entry.turnStartedAt < SENDER_AFTER_TURN_MS),
-    );
+    const entries =
+      this.sessions
+        .get(key)
+        ?.filter((entry) => now - entry.at < SENDER_MAX_AGE_MS && (entry.turnStartedAt === undefined || now - entry.turnStartedAt < SENDER_AFTER_TURN_MS)) ?? [];
     if (entries.length > 0) this.sessions.set(key, entries);
+    else this.sessions.delete(key);
     return entries;
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_FACTS_PER_MESSAGE, MAX_FACT_CHARS, echoesMessage, extractFact, extractFacts, ownWords, tidyStatement } from "../../src/capture/statement.ts";
 import { keepsSentenceGoing, sentencesOf } from "../../src/capture/sentences.ts";
 import { AFTER_RELATION, RELATION, VALUE, analyse, analyseWithSpans, changeOf, detectLanguage, flagOf, isRepeat, withNewValue } from "../../src/capture/relation.ts";
-import { capturedStatement, formatCapturedLine, parseCapturedLine, replaceLine } from "../../src/capture/fact-line.ts";
+import { capturedFacts, capturedStatement, formatCapturedLine, isSupersededEntry, parseCapturedLine, replaceLine } from "../../src/capture/fact-line.ts";
 
 // The pure parts of the capture: what a message asks to keep (statement.ts, sentences.ts) and how
 // two statements relate (relation.ts). End-to-end cases are in capture-language.test.ts.
@@ -222,6 +222,37 @@ describe("sentences", () => {
     expect(keepsSentenceGoing("It is done.", " Then")).toBe(false);
     expect(keepsSentenceGoing("It is done!", " Then")).toBe(false);
   });
+
+  it("an initial is one capital letter; a lone lowercase letter reads on only before another letter and full stop", () => {
+    expect(keepsSentenceGoing("see (J.", " Smith)")).toBe(true);
+    expect(keepsSentenceGoing("made in the USA.", " Then")).toBe(false);
+    expect(keepsSentenceGoing("das ist z.", " B. gut")).toBe(true);
+    expect(keepsSentenceGoing("4.5 m.", " 5 more")).toBe(false);
+    expect(keepsSentenceGoing("it is ok.", " B. is next")).toBe(false);
+    expect(keepsSentenceGoing("das ist z.", "B. gut")).toBe(true);
+    expect(keepsSentenceGoing("das ist z.", " Ba. gut")).toBe(false);
+    expect(keepsSentenceGoing("It is done.", "then more")).toBe(true);
+    expect(keepsSentenceGoing("It is done.", "  then more")).toBe(true);
+  });
+
+  it("a day number is one or two digits; a number abbreviation reads on only before a digit", () => {
+    expect(keepsSentenceGoing("am 23.", " Juni")).toBe(true);
+    expect(keepsSentenceGoing("seit 2019.", " Juni war")).toBe(false);
+    expect(keepsSentenceGoing("See No.", "12")).toBe(true);
+    expect(keepsSentenceGoing("See No.", " Then 12")).toBe(false);
+    expect(keepsSentenceGoing("Ask Dr. ", " Smith")).toBe(true);
+    expect(keepsSentenceGoing("Ask Dr", " Smith")).toBe(false);
+  });
+
+  it("only the end of a long segment is looked at", () => {
+    expect(keepsSentenceGoing(`${"word ".repeat(20)}Dr.`, " Smith")).toBe(true);
+    expect(keepsSentenceGoing(`${"word ".repeat(20)}done.`, " Smith")).toBe(false);
+  });
+
+  it("a line of blanks or of stops alone adds no sentence; a sentence ending the line is kept", () => {
+    expect(sentencesOf("  \n. \nGo. B")).toEqual([".", "Go.", "B"]);
+    expect(sentencesOf("One. Two.")).toEqual(["One.", "Two."]);
+  });
 });
 
 describe("relation: analysis", () => {
@@ -256,6 +287,33 @@ describe("relation: analysis", () => {
     expect(detectLanguage("ma sœur habite à Lyon")).toBe("fr");
     expect(detectLanguage("my sister lives in Lyon")).toBe("en");
     expect(detectLanguage("Priya")).toBe("en");
+  });
+
+  it("only English words are stemmed, values never; one-letter words are left out; apostrophes split words, offsets kept", () => {
+    expect(analyse("mis hermanas viven en Lyon").keys).toEqual(["hermanas", "viven", "lyon"]);
+    expect(analyse("the run is 10kms").keys).toEqual(["run", "10kms"]);
+    expect(analyse("vitamin D is low").keys).toEqual(["vitamin", "low"]);
+    expect(analyse("my TV is on channel 12").keys).toEqual(["tv", "channel", "12"]);
+    expect(analyseWithSpans("my son's school is Elm").spans).toEqual([
+      [3, 6],
+      [9, 15],
+      [19, 22],
+    ]);
+    // n't is English: another language's analysis keeps the word and no negation.
+    expect(analyseWithSpans("Sie sagt don't", "de")).toMatchObject({ keys: ["don"], negated: false });
+    expect(analyseWithSpans("l'hôtel Ritz", "fr").spans).toEqual([
+      [2, 7],
+      [8, 12],
+    ]);
+    expect(analyse("the shop Don'tStop").negated).toBe(false);
+  });
+
+  it("content is order-free and counts each key once", () => {
+    expect(isRepeat(analyse("my code, my code is 4312"), analyse("my code is 4312"))).toBe(true);
+    expect(isRepeat(analyse("4312 is my locker code"), analyse("my locker code is 4312"))).toBe(true);
+    expect(analyse("my code is 4312").words).toBe("code");
+    expect(analyse("my locker code is 4312").words).toBe("code\u0001locker");
+    expect(analyse("my code is blue").words).toBe("");
   });
 
   it("Chinese character by character, with multi-character fillers blanked (offsets kept)", () => {
@@ -309,6 +367,56 @@ describe("relation: repeat and change", () => {
     expect(change("my sailboat is at slip 14", "22 slip", true)).toBeUndefined();
   });
 
+  it("a number may move with its words: the same words in another order and one value that differs", () => {
+    expect(change("my locker code is 4312", "the code of my locker is 5580")).toEqual({ how: "value", oldRange: [2, 3], newRange: [2, 3] });
+    expect(change("gate 4 code 4312", "code 4313 gate 5")).toBeUndefined();
+    expect(change("the locker code is 4312", "the locker code is 4312 5580")).toBeUndefined();
+    expect(change("my code is 12 and pin is 34", "my code is 13 and pin is 35")).toBeUndefined();
+    expect(change("I don't have 2 cats", "I have 3 cats")).toBeUndefined();
+  });
+
+  it("nothing changes an empty statement or is changed by one", () => {
+    expect(change("I like coffee", "")).toBeUndefined();
+    expect(change("", "I like coffee")).toBeUndefined();
+    expect(change("", "")).toBeUndefined();
+  });
+
+  it("a value between a shared start and end is one or two words (four Chinese characters), of one kind", () => {
+    expect(change("my bike is red", "my bike is now blue")).toEqual({ how: "value", oldRange: [1, 2], newRange: [1, 2] });
+    expect(change("my sister lives in Paris", "my sister lives in Santa Clara County", true)).toBeUndefined();
+    expect(change("my sister lives in Santa Clara County", "my sister lives in Paris", true)).toBeUndefined();
+    expect(change("my sister lives in Santa Clara", "my sister lives in Paris", true)).toEqual({ how: "value", oldRange: [2, 4], newRange: [2, 3] });
+    expect(change("my dog is Rex", "my dog is 7", true)).toBeUndefined();
+    expect(change("meeting at 3pm with Anna", "meeting at 4pm with Bob", true)).toBeUndefined();
+    expect(change("my sister Anna lives in Paris", "my sister Anna works in Lyon")).toBeUndefined();
+    expect(change("团队例会在周二", "团队例会在周四下午", true)).toEqual({ how: "value", oldRange: [5, 6], newRange: [5, 8] });
+    expect(change("团队例会在周二", "团队例会在下周星期四下午", true)).toBeUndefined();    expect(change("my sister lives in Paris", "my sister lives in Santa Clara", true)).toEqual({ how: "value", oldRange: [2, 3], newRange: [2, 4] });
+    expect(change("the meeting with Anna is at the office building", "the meeting with Bob is at the office building", true)).toEqual({ how: "value", oldRange: [1, 2], newRange: [1, 2] });
+    // A shared end never reaches into the shared start: nothing is left between them to change.
+    expect(change("tea pot", "tea pot sugar pot", true)).toBeUndefined();
+    expect(change("tea pot sugar pot", "tea pot", true)).toBeUndefined();
+    // A restatement needs the relation word before the value on both sides.
+    expect(change("my bike is red", "my bike blue")).toBeUndefined();
+    expect(change("my bike red", "my bike is blue")).toBeUndefined();
+  });
+
+  it("a statement without content words neither changes nor is changed, whatever its polarity", () => {
+    expect(change("I do", "I don't")).toBeUndefined();
+    expect(change("I don't", "I do", true)).toBeUndefined();
+  });
+
+  it("an elliptic correction names the attribute right before its one value, and a value the older statement does not have", () => {
+    expect(change("code 4312 locker", "code 5580", true)).toEqual({ how: "value", oldRange: [1, 2], newRange: [1, 2] });
+    expect(change("slip 14 is where my boat is", "slip 22", true)).toEqual({ how: "value", oldRange: [1, 2], newRange: [1, 2] });
+    expect(change("code 4312 slip", "slip 22", true)).toBeUndefined();
+    expect(change("my sailboat is at slip 14", "slip 22 23", true)).toBeUndefined();
+    expect(change("my sailboat is at slip 14", "slip 14 22", true)).toBeUndefined();
+    expect(change("my sailboat is at slip 14", "22", true)).toBeUndefined();
+    expect(change("my sailboat is at slip 14", "22 slip", true)).toBeUndefined();
+    expect(change("my sailboat is at slip 14 near boat dock", "boat dock slip 22", true)).toEqual({ how: "value", oldRange: [2, 3], newRange: [3, 4] });
+    expect(change("my sailboat is at slip 14 near boat dock", "sailboat boat dock slip 22", true)).toBeUndefined();
+  });
+
   it("withNewValue puts the newer value into the older statement; a polarity change is the newer statement", () => {
     const older = "my sailboat is moored at slip 14 in Sausalito";
     const newer = "it's slip 22 now";
@@ -331,12 +439,47 @@ describe("fact lines", () => {
     expect(parseCapturedLine("- an agent note captured: x")).toBeUndefined();
   });
 
+  it("a line is ours only as '- statement #tag <!-- … captured: time … -->', with nothing after the comment but blanks", () => {
+    expect(parseCapturedLine("- x y #event <!-- captured:\t2026-11-25T10:00:00.000Z -->")).toEqual({
+      line: "- x y #event <!-- captured:\t2026-11-25T10:00:00.000Z -->",
+      statement: "x y",
+      tag: "#event",
+      meta: {},
+      capturedAt: "2026-11-25T10:00:00.000Z",
+      superseded: false,
+    });
+    expect(parseCapturedLine(`${line} \t`)?.statement).toBe("my code is 1");
+    expect(parseCapturedLine(`${line} more`)).toBeUndefined();
+    expect(parseCapturedLine(line.replace("captured:", "uncaptured:"))).toBeUndefined();
+    expect(parseCapturedLine(line.replace("#knowledge", "#note"))).toBeUndefined();
+    expect(parseCapturedLine(` ${line}`)).toBeUndefined();
+    expect(capturedStatement(`${line} more`)).toBeUndefined();
+    expect(capturedStatement(`-${line.slice(1)}`)).toEqual({ statement: "my code is 1", superseded: false });
+    expect(parseCapturedLine(line.replace("mentions: 1", "mentions: 1 status: SUPERSEDED"))?.superseded).toBe(true);
+  });
+
+  it("capturedFacts reads every captured line of a day file, CRLF or LF, newest (lowest) first", () => {
+    const other = line.replace("my code is 1", "my code is 2");
+    expect(capturedFacts(`# 2026-11-25\r\n${line}\r\n- an agent note\n${other}\n`).map((fact) => fact.statement)).toEqual(["my code is 2", "my code is 1"]);
+    expect(capturedFacts("")).toEqual([]);
+  });
+
+  it("isSupersededEntry: status superseded inside a metadata comment, any case, as whole words", () => {
+    expect(isSupersededEntry("- x <!-- confidence: 1 Status:\tSuperseded captured: y -->")).toBe(true);
+    expect(isSupersededEntry("- x status: superseded")).toBe(false);
+    expect(isSupersededEntry("- x <!-- status:superseded -->")).toBe(true);
+    expect(isSupersededEntry("- x <!-- mystatus: superseded -->")).toBe(false);
+    expect(isSupersededEntry("- x <!-- status: supersededly -->")).toBe(false);
+    expect(isSupersededEntry("- x <!-- status: active --> superseded -->")).toBe(false);
+  });
+
   it("replaceLine replaces a whole line only (CRLF kept), or says it is not there", () => {
     expect(replaceLine("a\nb\nc", "b", "B")).toBe("a\nB\nc");
     expect(replaceLine("a\r\nb\r\n", "b", "B")).toBe("a\r\nB\r\n");
     expect(replaceLine("ab\nb", "b", "B")).toBe("ab\nB");
     expect(replaceLine("bc\nb", "b", "B")).toBe("bc\nB");
     expect(replaceLine("b", "b", "B")).toBe("B");
+    expect(replaceLine("a\nb\r", "b", "B")).toBe("a\nB\r");
     expect(replaceLine("b\rx", "b", "B")).toBeNull();
     expect(replaceLine("abc", "b", "B")).toBeNull();
   });

@@ -69,6 +69,50 @@ describe("sender-ledger.ts", () => {
   });
 });
 
+describe("sender-ledger.ts: ages and bounds", () => {
+  it("ages run from when the sender was noted and when the turn started, not from time zero", () => {
+    const start = 5 * SENDER_MAX_AGE_MS;
+    const ledger = new SenderLedger();
+    ledger.note("agent:main:main", false, start);
+    expect(ledger.turnSenders("agent:main:main", start + SENDER_AFTER_TURN_MS - 1)).toEqual([{ owner: false }]);
+    expect(ledger.turnSenders("agent:main:main", start + 2 * SENDER_AFTER_TURN_MS - 2)).toEqual([{ owner: false }]);
+    expect(ledger.turnSenders("agent:main:main", start + 2 * SENDER_AFTER_TURN_MS - 1)).toEqual([]);
+    const unanswered = new SenderLedger();
+    unanswered.note("agent:main:main", true, start);
+    unanswered.note("agent:main:main", false, start + SENDER_MAX_AGE_MS - 1);
+    expect(unanswered.turnSenders("agent:main:main", start + SENDER_MAX_AGE_MS)).toEqual([{ owner: false }]);
+  });
+
+  it("a session whose senders all stopped counting is forgotten; one still counting stays", () => {
+    const ledger = new SenderLedger();
+    ledger.note("agent:main:a", false, 0);
+    ledger.note("agent:main:b", true, SENDER_MAX_AGE_MS / 2);
+    expect(ledger.size).toBe(2);
+    expect(ledger.turnSenders("agent:main:a", SENDER_MAX_AGE_MS)).toEqual([]);
+    expect(ledger.size).toBe(1);
+    expect(ledger.turnSenders("agent:main:b", SENDER_MAX_AGE_MS)).toEqual([{ owner: true }]);
+    expect(ledger.size).toBe(1);
+    expect(ledger.turnSenders("agent:main:nobody", SENDER_MAX_AGE_MS)).toEqual([]);
+    expect(ledger.size).toBe(1);
+  });
+
+  it("keeps exactly MAX_LEDGER_SESSIONS sessions and exactly 16 senders per session", () => {
+    const ledger = new SenderLedger();
+    for (let i = 0; i < MAX_LEDGER_SESSIONS; i += 1) ledger.note(`agent:main:s${i}`, false, 0);
+    expect(ledger.size).toBe(MAX_LEDGER_SESSIONS);
+    expect(ledger.turnSenders("agent:main:s0", 1)).toEqual([{ owner: false }]);
+    // Noting s0 again made it the most recent: s1 is the one to go.
+    ledger.note("agent:main:s0", true, 2);
+    ledger.note("agent:main:new", true, 2);
+    expect(ledger.size).toBe(MAX_LEDGER_SESSIONS);
+    expect(ledger.turnSenders("agent:main:s1", 3)).toEqual([]);
+    expect(ledger.turnSenders("agent:main:s0", 3)).toEqual([{ owner: false }, { owner: true }]);
+    const busy = new SenderLedger();
+    for (let i = 0; i < 16; i += 1) busy.note("agent:main:main", i === 0, i);
+    expect(busy.turnSenders("agent:main:main", 20)).toEqual([{ owner: true }, ...Array.from({ length: 15 }, () => ({ owner: false }))]);
+  });
+});
+
 describe("TurnClassifier", () => {
   const cfg = { commands: { ownerAllowFrom: ["telegram:4242"] } };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isOwnerPeer, isOwnerSender, ownerFromEntry, resolveMainKeys, resolveOwners } from "../../src/session/owners.ts";
+import { isOwnerPeer, isOwnerSender, ownerFromEntry, ownersFrom, resolveMainKeys, resolveOwners } from "../../src/session/owners.ts";
 
 describe("resolveOwners", () => {
   const cfg = {
@@ -83,6 +83,57 @@ describe("owner matching (issue 24: loose matching)", () => {
     const matrix = resolveOwners({ commands: { ownerAllowFrom: ["matrix:@Me:example.org"] } }).owners;
     expect(isOwnerSender(matrix, { channel: "matrix", id: "@Me:example.org" })).toBe(true);
     expect(isOwnerSender(matrix, { channel: "matrix", id: "@me:example.org" })).toBe(false);
+  });
+});
+
+describe("owner entries: what names somebody and what does not", () => {
+  it("a blank entry or a blank id after the channel names nobody, so it is no explicit owner list", () => {
+    for (const blank of [" ", "\t", "telegram: ", "telegram:*", "tg:user: "]) expect(ownerFromEntry(blank)).toBeUndefined();
+    expect(resolveOwners({ commands: { ownerAllowFrom: [" ", "telegram: "] }, channels: { telegram: { allowFrom: ["7"] } } })).toMatchObject({
+      source: "channels.allowFrom",
+      owners: [{ channel: "telegram", id: "7" }],
+    });
+  });
+
+  it("only a known channel before the first colon qualifies an id; only a leading user: is dropped", () => {
+    // "irc2" is an id: no colon, so no channel, although "irc" is one.
+    expect(ownerFromEntry("irc2")).toEqual({ id: "irc2" });
+    expect(ownerFromEntry(":4242")).toEqual({ id: ":4242" });
+    expect(ownerFromEntry("telegram:a:user:1")).toEqual({ channel: "telegram", id: "a:user:1" });
+    expect(ownerFromEntry("telegram:user:")).toEqual({ channel: "telegram", id: "user:" });
+  });
+
+  it("a finite number is an id, on the list's channel; other numbers name nobody", () => {
+    expect(ownerFromEntry(4242)).toEqual({ id: "4242" });
+    expect(ownerFromEntry(7, "telegram")).toEqual({ channel: "telegram", id: "7" });
+    expect(ownerFromEntry(Number.NaN)).toBeUndefined();
+    expect(ownerFromEntry(Number.POSITIVE_INFINITY)).toBeUndefined();
+  });
+
+  it("ownersFrom keeps owner objects with a string id and parses everything else as an entry", () => {
+    const entries = ["telegram:1", { id: "2" }, { channel: "slack", id: "U" }, null, { id: 3 }, 5, "*"] as never[];
+    expect(ownersFrom(entries)).toEqual([{ channel: "telegram", id: "1" }, { id: "2" }, { channel: "slack", id: "U" }, { id: "5" }]);
+  });
+});
+
+describe("owner matching: channels and blank ids", () => {
+  it("a sender or peer on a channel alias is on that channel; an unknown channel matches by its lowercased name", () => {
+    const owners = resolveOwners({ commands: { ownerAllowFrom: ["telegram:4242"] } }).owners;
+    expect(isOwnerPeer(owners, "tg", "4242")).toBe(true);
+    expect(isOwnerSender(owners, { channel: "TG", id: "4242" })).toBe(true);
+    const custom = resolveOwners({ channels: { MyChat: { allowFrom: ["Ann"] } } }).owners;
+    expect(custom).toEqual([{ channel: "mychat", id: "Ann" }]);
+    expect(isOwnerSender(custom, { channel: "MyChat", id: "ann" })).toBe(true);
+    expect(isOwnerPeer(custom, "MyChat", "ann")).toBe(true);
+    expect(isOwnerSender(custom, { channel: "OtherChat", id: "ann" })).toBe(false);
+    expect(isOwnerSender(custom, { id: "ann" })).toBe(false);
+  });
+
+  it("a blank sender or peer is nobody, whatever an owner list passed as objects holds", () => {
+    const blank = ownersFrom([{ id: " " }, { id: "\t" }]);
+    expect(isOwnerPeer(blank, "telegram", " ")).toBe(false);
+    expect(isOwnerSender(blank, { channel: "telegram", id: "\t" })).toBe(false);
+    expect(isOwnerSender(blank, { channel: "matrix", id: " " })).toBe(false);
   });
 });
 
