@@ -269,7 +269,8 @@ const openGroups = new Map<string, AppendGroup>();
  * of messages): callers whose entries arrive while one write waits for the file's lock join that
  * write (group commit): one lock, one O_APPEND write and one fsync for all of them, in arrival
  * order. The group closes when it gets the lock, so an entry is never written twice and never
- * waits for a later write; a failure fails every entry of the group (each caller sees it). Callers
+ * waits for a later write, or when its write fails before that (the lock not had): a failure fails
+ * every entry of the group (each caller sees it), and the next entry starts a new group. Callers
  * with other options (another lock agent, another `containWithin`) get groups of their own.
  */
 export function appendLineGrouped(file: string, entry: string, options: LockedWriteOptions = {}): Promise<LockedWriteResult> {
@@ -277,14 +278,18 @@ export function appendLineGrouped(file: string, entry: string, options: LockedWr
   let group = openGroups.get(key);
   if (!group) {
     const entries: string[] = [];
+    const close = () => {
+      if (openGroups.get(key) === group) openGroups.delete(key);
+    };
     const result = appendFileLocked(
       file,
       () => {
-        if (openGroups.get(key) === group) openGroups.delete(key);
+        close();
         return entries.map((line) => appendText("", line)).join("");
       },
       options,
     );
+    result.then(close, close);
     group = { entries, result };
     openGroups.set(key, group);
   }

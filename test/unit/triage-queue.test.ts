@@ -10,7 +10,7 @@ import { startInboundTriage } from "../../src/capture/inbound.ts";
 import { triageQueuePath } from "../../src/capture/triage.ts";
 import { TRIAGE_CONCURRENCY, TriageQueue } from "../../src/capture/triage-queue.ts";
 import { appendLineGrouped } from "../../src/fs/locked-writes.ts";
-import { withFileLock } from "../../src/fs/lock.ts";
+import { LockUnavailableError, lockPathFor, withFileLock } from "../../src/fs/lock.ts";
 import type { MessageReceivedEvent } from "../../src/host/events.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
 
@@ -84,6 +84,17 @@ describe("appendLineGrouped", () => {
     const later = await appendLineGrouped(file, "d");
     expect(later).not.toBe(a);
     expect(fs.readFileSync(file, "utf8")).toBe("first\na\nb\nc\nd\n");
+  });
+
+  it("a group whose write never got the lock fails its callers, and the next line starts a group of its own", async () => {
+    const file = path.join(dir, "queue.jsonl");
+    fs.mkdirSync(lockPathFor(file)); // another process's fresh lock (callers in this process would queue instead)
+    const impatient = { retryIntervalSeconds: 0.001, maxRetries: 1 };
+    await expect(appendLineGrouped(file, "lost", impatient)).rejects.toBeInstanceOf(LockUnavailableError);
+    fs.rmdirSync(lockPathFor(file));
+    const next = await appendLineGrouped(file, "kept", impatient);
+    expect(next.written).toBe(true);
+    expect(fs.readFileSync(file, "utf8")).toBe("kept\n");
   });
 
   it("callers with other options are not grouped together", async () => {
