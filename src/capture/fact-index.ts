@@ -247,8 +247,9 @@ export class WorkspaceFacts {
    */
   appended(file: string, day: string, read: string, text: string, observed: Observed): void {
     const entry = this.entry(file, day);
-    // The index was synced to `read` under the lock: only the appended text is parsed (no copy of the file's text).
-    if (entry.chars === read.length && read.length < MAX_INDEXED_DAY_FILE_BYTES && read.endsWith(entry.tail)) drain(this.readMore(entry, text));
+    // The index was synced to `read` under the lock: only the appended text is parsed (no copy of
+    // the file's text), up to the bound syncText keeps, so both ways index the same lines.
+    if (entry.chars === read.length && read.length < MAX_INDEXED_DAY_FILE_BYTES && read.endsWith(entry.tail)) drain(this.readMore(entry, text.slice(0, MAX_INDEXED_DAY_FILE_BYTES - read.length)));
     else this.syncText(file, day, read + text);
     entry.observed = entry.bytes === observed.size ? observed : undefined;
   }

@@ -137,6 +137,21 @@ describe("the index only proposes: the file under its lock decides", () => {
     ]);
   });
 
+  it("an appended line past the indexed bound (1 MiB of a day file) is left out as syncText leaves it out", () => {
+    const filler = `${"x".repeat(1023)}\n`.repeat(1024 - 1); // 1 KiB short of the bound
+    const appended = `${line("the boat is called Wren")}\n${"y".repeat(2048)}\n${line("the dock is in Mystic")}\n`;
+    const observed = { ino: 1, size: Buffer.byteLength(filler + appended), mtimeMs: 1 };
+    const viaAppend = factIndexFor(path.join(ws, "a"));
+    viaAppend.syncText("a.md", "2026-02-22", filler);
+    viaAppend.appended("a.md", "2026-02-22", filler, appended, observed);
+    const viaSync = factIndexFor(path.join(ws, "b"));
+    viaSync.syncText("a.md", "2026-02-22", filler + appended);
+    for (const [statement, indexed] of [["the boat is called Wren", true], ["the dock is in Mystic", false]] as const) {
+      expect(viaAppend.relate(analyse(statement), false) !== undefined).toBe(indexed);
+      expect(viaSync.relate(analyse(statement), false) !== undefined).toBe(indexed);
+    }
+  });
+
   it("our own new line is in the index as soon as it is written; a line someone else appends after it is still seen", async () => {
     await remember("the pool opens at 7");
     // No refresh in between: the capture told the index what it appended.
