@@ -348,31 +348,27 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
     const lines: string[] = [];
     const keptItems: SlotItem[] = [];
     const kept: string[] = [];
-    let outOfRoom = false;
-    // A caller's layout is measured on a prefix's own text, and more items never make it shorter:
-    // the longest prefix that fits is found in log(n) layouts, not one per item (each layout
-    // renders every item of its prefix again).
-    const fitting = p.custom ? longestFittingPrefix(p.items.length, (n) => p.text(p.items.slice(0, n)).length <= maxChars) : p.items.length;
+    // A slot keeps a prefix of its ordered items: once one is left out, the rest are too. A slot's
+    // text never gets shorter with more items, so the longest prefix that fits is found in log(n)
+    // renderings, not one per item (a caller's layout renders every item of its prefix again).
+    const fitting = longestFittingPrefix(p.items.length, (n) => p.text(p.items.slice(0, n)).length <= maxChars);
     for (const [index, item] of p.items.entries()) {
-      // A slot keeps a prefix of its ordered items: once one is left out, the rest are too.
-      if (!outOfRoom && index < fitting && (p.custom || p.text([...keptItems, item]).length <= maxChars)) {
+      if (index < fitting) {
         lines.push(item.text);
         keptItems.push(item);
         kept.push(item.id);
         continue;
       }
-      if (!outOfRoom && lines.length === 0 && !p.custom) {
+      if (index === 0 && !p.custom) {
         const cut = cutText(item.text, maxChars - render(p.title, [""]).length);
         if (cut) {
           lines.push(cut);
           kept.push(item.id);
           report.cut = { id: item.id, keptChars: cut.length - CUT_MARK.length, fullChars: item.text.length };
           decisions.push(`${p.slot}: item ${item.id} cut to ${cut.length} of ${item.text.length} chars`);
-          outOfRoom = true;
           continue;
         }
       }
-      outOfRoom = true;
       report.dropped.push({ id: item.id, reason: "budget" });
     }
     const budgetDrops = report.dropped.filter((d) => d.reason === "budget").length;
