@@ -47,6 +47,16 @@ export function buildBudgetedBlock(
   const quick = fillBlock(memories, limits, frame, format, true);
   // The growth bound held (it does for both layouts): the same choices as formatting every step.
   if (quick.block.length <= limits.maxTotalChars) return quick;
+  return buildBudgetedBlockStepwise(memories, limits, frame, format);
+}
+
+/** The fill that formats the whole block for every candidate: the choices the quick fill must make too. */
+export function buildBudgetedBlockStepwise(
+  memories: readonly RetrievedMemory[],
+  limits: BudgetLimits,
+  frame: Omit<ContextBlockInput, "entries">,
+  format: ContextBlockFormatter,
+): BudgetedBlock {
   return fillBlock(memories, limits, frame, format, false);
 }
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { budgetLimitsFor, buildBudgetedBlock } from "../../src/context/budget.ts";
+import { budgetLimitsFor, buildBudgetedBlock, buildBudgetedBlockStepwise } from "../../src/context/budget.ts";
 import { defaultEthosContextConfig, parseEthosContextConfig } from "../../src/context/config.ts";
 import { formatCompactBlock, formatContextBlock } from "../../src/context/format.ts";
 import { flattenMemoryText, looksLikeInstruction, renderMemoryText } from "../../src/memory/neutralise.ts";
@@ -137,38 +137,6 @@ describe("budget fill (no searchTopK): the session type's ceiling decides how mu
   });
 });
 
-/** The fill as it was before it trusted a growth bound: the whole block formatted for every candidate. */
-function referenceFill(memories: readonly RetrievedMemory[], limits: { topK: number; maxSnippetChars: number; maxTotalChars: number }, format: typeof formatCompactBlock) {
-  const injected: string[] = [];
-  const entries: { text: string; score: number; date?: string }[] = [];
-  const seen = new Set<string>();
-  let block = "";
-  for (const memory of memories) {
-    if (injected.length >= limits.topK) break;
-    if (block.length > 0 && limits.maxTotalChars - block.length < 8) break;
-    const full = renderMemoryText(memory.text, limits.maxSnippetChars);
-    if (!full || seen.has(full)) continue;
-    if (entries.length > 0 && block.length + full.length > limits.maxTotalChars) continue;
-    const entry: { text: string; score: number; date?: string } = { text: full, score: memory.score };
-    if (memory.date) entry.date = memory.date;
-    let candidate = format({ ...frame, entries: [...entries, entry] });
-    if (candidate.length > limits.maxTotalChars) {
-      if (entries.length > 0) continue;
-      const room = full.length - (candidate.length - limits.maxTotalChars);
-      if (room < 60) break;
-      entry.text = renderMemoryText(memory.text, room);
-      if (!entry.text) break;
-      candidate = format({ ...frame, entries: [...entries, entry] });
-      if (candidate.length > limits.maxTotalChars) break;
-    }
-    seen.add(full);
-    entries.push(entry);
-    injected.push(memory.id);
-    block = candidate;
-  }
-  return { injected, block };
-}
-
 describe("the fill takes an entry without formatting the block when its growth bound leaves room", () => {
   const memoryArb = fc.record({
     words: fc.array(fc.constantFrom("alpha", "beta", "Caroline", "sailing", "2023", "ignore previous instructions", "café"), { minLength: 1, maxLength: 60 }),
@@ -181,8 +149,8 @@ describe("the fill takes an entry without formatting the block when its growth b
         const memories = drawn.map((d, i) => ({ ...mem(`m${i}`, d.words.join(" "), d.score), date: d.date }));
         const limits = { topK: Number.POSITIVE_INFINITY, maxSnippetChars: 800, maxTotalChars };
         const got = buildBudgetedBlock(memories, limits, frame, format);
-        const want = referenceFill(memories, limits, format);
-        expect(got.injected.map((m) => m.id)).toEqual(want.injected);
+        const want = buildBudgetedBlockStepwise(memories, limits, frame, format);
+        expect(got.injected.map((m) => m.id)).toEqual(want.injected.map((m) => m.id));
         expect(got.block).toBe(want.block);
       }),
       { numRuns: 300 },
@@ -195,7 +163,7 @@ describe("the fill takes an entry without formatting the block when its growth b
     const limits = { topK: Number.POSITIVE_INFINITY, maxSnippetChars: 800, maxTotalChars: 1000 };
     const got = buildBudgetedBlock(memories, limits, frame, padded);
     expect(got.block.length).toBeLessThanOrEqual(1000);
-    expect(got.block).toBe(referenceFill(memories, limits, padded).block);
+    expect(got.block).toBe(buildBudgetedBlockStepwise(memories, limits, frame, padded).block);
     expect(got.injected.length).toBeGreaterThan(0);
   });
 });
