@@ -1,4 +1,4 @@
-// Shared by the maintenance-pass tests: CONFIG.md settings with short lock waits, and a fresh
+// Shared by the maintenance-pass and triage-queue tests: CONFIG.md settings with short lock waits, and a fresh
 // temporary workspace per test (logs silenced, folder removed afterwards).
 import fs from "node:fs";
 import os from "node:os";

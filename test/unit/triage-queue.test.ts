@@ -1,10 +1,8 @@
 // A burst of inbound messages: triaged a few at a time in arrival order (triage-queue.ts), their
 // triage-queue lines written in groups (appendLineGrouped), and nothing lost.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { setLogDestination } from "../../src/core/log.ts";
+import { describe, expect, it } from "vitest";
 import { capturedFacts, dayFileFor } from "../../src/capture/capture.ts";
 import { startInboundTriage } from "../../src/capture/inbound.ts";
 import { triageQueuePath } from "../../src/capture/triage.ts";
@@ -13,6 +11,7 @@ import { appendLineGrouped } from "../../src/fs/locked-writes.ts";
 import { LockUnavailableError, lockPathFor, withFileLock } from "../../src/fs/lock.ts";
 import type { MessageReceivedEvent } from "../../src/host/events.ts";
 import { webchatMessageEvent } from "./ethos-events.ts";
+import { temporaryWorkspace } from "./lifecycle-fixtures.ts";
 
 /** A task that runs until the test lets it go. */
 function gate(): { task: () => Promise<void>; started: Promise<void>; open: () => void } {
@@ -63,12 +62,10 @@ describe("TriageQueue", () => {
 });
 
 describe("appendLineGrouped", () => {
-  let dir: string;
-  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), "occ-grouped-"))));
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const workspace = temporaryWorkspace("occ-grouped");
 
   it("lines that arrive while the file's lock is held go out in one write, in order; a later line in a write of its own", async () => {
-    const file = path.join(dir, "queue.jsonl");
+    const file = path.join(workspace(), "queue.jsonl");
     fs.writeFileSync(file, "first\n");
     const held = gate();
     const holder = withFileLock(file, held.task);
@@ -87,7 +84,7 @@ describe("appendLineGrouped", () => {
   });
 
   it("a group whose write never got the lock fails its callers, and the next line starts a group of its own", async () => {
-    const file = path.join(dir, "queue.jsonl");
+    const file = path.join(workspace(), "queue.jsonl");
     fs.mkdirSync(lockPathFor(file)); // another process's fresh lock (callers in this process would queue instead)
     const impatient = { retryIntervalSeconds: 0.001, maxRetries: 1 };
     await expect(appendLineGrouped(file, "lost", impatient)).rejects.toBeInstanceOf(LockUnavailableError);
@@ -98,7 +95,7 @@ describe("appendLineGrouped", () => {
   });
 
   it("callers with other options are not grouped together", async () => {
-    const file = path.join(dir, "queue.jsonl");
+    const file = path.join(workspace(), "queue.jsonl");
     const [one, other] = await Promise.all([appendLineGrouped(file, "x", { agentName: "one" }), appendLineGrouped(file, "y", { agentName: "other" })]);
     expect(one).not.toBe(other);
     expect(fs.readFileSync(file, "utf8").split("\n").filter(Boolean).sort()).toEqual(["x", "y"]);
@@ -106,24 +103,16 @@ describe("appendLineGrouped", () => {
 });
 
 describe("a burst of captures through startInboundTriage", () => {
-  let ws: string;
-  beforeEach(() => {
-    ws = fs.mkdtempSync(path.join(os.tmpdir(), "occ-burst-"));
-    setLogDestination({ write: () => true });
-  });
-  afterEach(() => {
-    setLogDestination(undefined);
-    fs.rmSync(ws, { recursive: true, force: true });
-  });
+  const workspace = temporaryWorkspace("occ-burst");
 
   it("loses nothing: every fact lands once, and every message has its queue line", async () => {
     const count = TRIAGE_CONCURRENCY * 10;
     const statements = Array.from({ length: count }, (_, i) => `the spare key number ${i} is in drawer ${1000 + i}`);
-    await Promise.all(statements.map((s, i) => startInboundTriage(webchatMessageEvent("agent:main:main", `Remember that ${s}`, `m${i}`) as unknown as MessageReceivedEvent, ws)));
+    await Promise.all(statements.map((s, i) => startInboundTriage(webchatMessageEvent("agent:main:main", `Remember that ${s}`, `m${i}`) as unknown as MessageReceivedEvent, workspace())));
     const now = new Date();
-    const captured = capturedFacts(fs.readFileSync(dayFileFor(ws, now), "utf8")).map((f) => f.statement);
+    const captured = capturedFacts(fs.readFileSync(dayFileFor(workspace(), now), "utf8")).map((f) => f.statement);
     expect(captured.sort()).toEqual([...statements].sort());
-    const queued = fs.readFileSync(triageQueuePath(ws, now), "utf8").trim().split("\n").map((line) => JSON.parse(line).message_id);
+    const queued = fs.readFileSync(triageQueuePath(workspace(), now), "utf8").trim().split("\n").map((line) => JSON.parse(line).message_id);
     expect(queued.sort()).toEqual(statements.map((_, i) => `m${i}`).sort());
   });
 });
