@@ -14,6 +14,8 @@ import type { CorrectionEntry } from "../capture/corrections.ts";
 import { isSupersededEntry } from "../capture/capture.ts";
 import { isSecretEntry } from "../memory/secrets.ts";
 import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts";
+import type { MemoryEntry } from "../memory/confidence.ts";
+import { memoryEntriesOf } from "../memory/growing-entries.ts";
 
 // The turn's block through the §6 assembler (persistent memory spec §6):
 //   1 Identity (SOUL.md), 2 Operator profile (USER.md), 7 Long-term memory (MEMORY.md): OpenClaw's
@@ -147,18 +149,31 @@ export async function recentMemoryItems(
     if (!text) continue;
     const day = DAILY_FILE.exec(name)![1];
     const timestamp = new Date(Math.min(read.mtimeMs, now.getTime()));
-    const entries = parseMemoryEntries(text).reverse(); // later entries in a day file are newer
-    for (const [index, entry] of entries.entries()) {
-      if (items.length >= MAX_RECENT_ITEMS) break;
-      const id = `${name}#${entries.length - index}`;
-      // A superseded captured fact is history, not current memory (its line stays for the operator).
-      // A secret (or its withheld marker) is never replayed for being recent: only a search finds it.
-      if (excludeIds?.has(id) || isSupersededEntry(entry.text) || isSecretEntry(entry.text) || leaveOut(entry.text)) continue;
-      const body = renderMemoryText(stripMemoryMetadata(entry.text).replace(/^([-*+]|\d+[.)])\s+/, ""), maxSnippetChars);
-      if (body) items.push({ id, text: `- [${day}] ${body}`, timestamp });
+    const entries = memoryEntriesOf(file, text);
+    // Later entries in a day file are newer: read from the end.
+    for (let position = entries.length; position >= 1 && items.length < MAX_RECENT_ITEMS; position--) {
+      const entry = entries[position - 1];
+      const id = `${name}#${position}`;
+      if (excludeIds?.has(id)) continue;
+      const body = recentBody(entry, maxSnippetChars);
+      if (body && !leaveOut(entry.text)) items.push({ id, text: `- [${day}] ${body}`, timestamp });
     }
   }
   return items;
+}
+
+/** What an entry shows under Recent memory, worked out once per entry (entries are kept: growing-entries.ts). */
+const recentBodies = new WeakMap<MemoryEntry, { maxSnippetChars: number; body: string }>();
+
+function recentBody(entry: MemoryEntry, maxSnippetChars: number): string {
+  const known = recentBodies.get(entry);
+  if (known?.maxSnippetChars === maxSnippetChars) return known.body;
+  // A superseded captured fact is history, not current memory (its line stays for the operator).
+  // A secret (or its withheld marker) is never replayed for being recent: only a search finds it.
+  const hidden = isSupersededEntry(entry.text) || isSecretEntry(entry.text);
+  const body = hidden ? "" : renderMemoryText(stripMemoryMetadata(entry.text).replace(/^([-*+]|\d+[.)])\s+/, ""), maxSnippetChars);
+  recentBodies.set(entry, { maxSnippetChars, body });
+  return body;
 }
 
 function normalise(text: string): string {

@@ -31,6 +31,12 @@ export type StoredChunkInput = {
 /** A file's place in the store. `meta` belongs to the caller (size, mtime, hash…). */
 export type StoredFile<M> = { rel: string; meta: M; text: string; firstSlot: number; count: number };
 
+/** `chunks` without a text seen before in them: the same text twice in a file is kept once. */
+export function distinctTexts<T extends { text: string }>(chunks: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return chunks.filter((chunk) => !seen.has(chunk.text) && seen.add(chunk.text));
+}
+
 export type StoredChunk = {
   file: string;
   text: string;
@@ -234,17 +240,38 @@ export class ChunkStore<M> {
   /** Replace (or add) one file and its chunks. The same text twice in the file is kept once. */
   setFile(rel: string, meta: M, chunks: readonly StoredChunkInput[]): void {
     this.deleteFile(rel);
-    const seen = new Set<string>();
-    const kept = chunks.filter((chunk) => !seen.has(chunk.text) && seen.add(chunk.text));
-    const file: StoredFile<M> = { rel, meta, text: kept.map((chunk) => chunk.text).join(""), firstSlot: this.slots, count: kept.length };
+    const file: StoredFile<M> = { rel, meta, text: "", firstSlot: this.slots, count: 0 };
     this.files.set(rel, file);
-    let offset = 0;
+    this.appendChunks(file, distinctTexts(chunks));
+  }
+
+  /** True when `rel`'s slots are the store's last ones, so the file can grow in place. */
+  isLastFile(rel: string): boolean {
+    const file = this.files.get(rel);
+    return file !== undefined && file.firstSlot + file.count === this.slots;
+  }
+
+  /**
+   * Add chunks at the end of `rel`, the store's last file (isLastFile), and update its metadata.
+   * The caller has left out texts the file already holds, as setFile would.
+   */
+  appendToFile(rel: string, meta: M, chunks: readonly StoredChunkInput[]): void {
+    const file = this.files.get(rel);
+    if (!file || !this.isLastFile(rel)) throw new Error(`${rel} is not the index's last file`);
+    file.meta = meta;
+    this.appendChunks(file, chunks);
+  }
+
+  private appendChunks(file: StoredFile<M>, chunks: readonly StoredChunkInput[]): void {
+    let offset = file.text.length;
+    file.text += chunks.map((chunk) => chunk.text).join("");
+    file.count += chunks.length;
     // Neighbouring chunks mostly share their heading path (the same array) and date: looked up once.
     let lastPath: readonly string[] | undefined;
     let lastHeading = 0;
     let lastDate: string | undefined;
     let lastDateNumber = NO_DATE;
-    for (const chunk of kept) {
+    for (const chunk of chunks) {
       // Term counts in a reused array (no Map per chunk: a cold build adds 100k chunks).
       const distinct: number[] = [];
       const length = this.countTerms(chunk.words, distinct) + this.countTerms(chunk.headingWords, distinct);
@@ -290,6 +317,13 @@ export class ChunkStore<M> {
     const confidence = this.confidence[slot];
     if (!Number.isNaN(confidence)) stored.confidence = confidence;
     return stored;
+  }
+
+  /** The chunk at `position` (0-based) in `rel`. */
+  chunkAt(rel: string, position: number): StoredChunk {
+    const file = this.files.get(rel);
+    if (!file || position < 0 || position >= file.count) throw new RangeError(`${rel} has no chunk ${position}`);
+    return this.chunk(file.firstSlot + position);
   }
 
   /** The stable id of the chunk in `slot` (the same text in the same file, the same id). */

@@ -16,7 +16,8 @@ import { applyMemoryConfidence, calibratedScore, inverseDocumentFrequency } from
 import type { CorpusStats } from "./calibrate.ts";
 import { ChangeWatch } from "./change-watch.ts";
 import { splitMarkdown } from "./chunk.ts";
-import { ChunkStore } from "./chunk-store.ts";
+import type { UnidentifiedChunk } from "./chunk.ts";
+import { ChunkStore, distinctTexts } from "./chunk-store.ts";
 import type { SearchCost, StoredChunk, StoredChunkInput } from "./chunk-store.ts";
 import { CACHE_LOCK, decodeIndexCache, encodeIndexCache } from "./index-cache.ts";
 import type { CacheIdentity } from "./index-cache.ts";
@@ -58,6 +59,8 @@ export type MemoryIndexOptions = {
    * (default true; false: every refresh stats every file, as on a file system without events).
    */
   watchForChanges?: boolean;
+  /** The index cache is written at most this often (ms; default 5000). */
+  minSaveIntervalMs?: number;
 };
 
 export type RefreshStats = {
@@ -65,6 +68,8 @@ export type RefreshStats = {
   filesRead: number;
   filesReused: number;
   filesSkipped: number;
+  /** Of the files read, those that only grew and had just their new chunks indexed. */
+  filesAppended: number;
   chunks: number;
   changed: boolean;
   /** Times the refresh handed the event loop back (analysis and postings slices). */
@@ -101,6 +106,7 @@ const DEFAULTS = {
   sliceMs: 10,
   maxQueryTerms: 32,
   maxPostingsPerQuery: 100_000,
+  minSaveIntervalMs: 5000,
 };
 
 /** Files stat'ed or read at the same time during a refresh. */
@@ -122,6 +128,8 @@ export class MemoryIndex {
   private recheckDue = false;
   private saving: Promise<void> = Promise.resolve();
   private saveQueued = false;
+  private lastSaveAt = 0;
+  private saveNow: (() => void) | undefined;
   private warnedLargeFiles = new Set<string>();
   private lastCost: SearchCost | undefined;
   private readonly changes: ChangeWatch;
@@ -136,6 +144,7 @@ export class MemoryIndex {
       sliceMs: options.sliceMs ?? DEFAULTS.sliceMs,
       maxQueryTerms: options.maxQueryTerms ?? DEFAULTS.maxQueryTerms,
       maxPostingsPerQuery: options.maxPostingsPerQuery ?? DEFAULTS.maxPostingsPerQuery,
+      minSaveIntervalMs: options.minSaveIntervalMs ?? DEFAULTS.minSaveIntervalMs,
     };
     this.cacheFile = resolveCacheFile(spec, options.cacheDir);
     this.changes = new ChangeWatch(spec.rootDir);
@@ -195,7 +204,7 @@ export class MemoryIndex {
   async dropCache(): Promise<void> {
     this.changes.markDirty();
     this.recheckDue = true;
-    await this.saving;
+    await this.whenSaved();
     const cacheFile = this.cacheFile;
     if (cacheFile) await withFileLock(cacheFile, () => fs.rm(cacheFile, { force: true }), { ...CACHE_LOCK, maxRetries: 20 });
   }
@@ -220,12 +229,30 @@ export class MemoryIndex {
 
   private unchangedStats(): RefreshStats {
     const files = this.store.fileCount;
-    return { files, filesRead: 0, filesReused: files, filesSkipped: 0, chunks: this.chunkCount, changed: false, yields: 0, checked: false };
+    return { files, filesRead: 0, filesReused: files, filesSkipped: 0, filesAppended: 0, chunks: this.chunkCount, changed: false, yields: 0, checked: false };
   }
 
-  /** Resolves when the last background cache write finished (tests, scripts). */
+  /** Writes a queued cache save now, and resolves when the last one finished (tests, scripts, forget). */
   whenSaved(): Promise<void> {
+    this.saveNow?.();
     return this.saving;
+  }
+
+  /** Waits out what is left of the interval since the last save, unless whenSaved() asks for it now. */
+  private saveInterval(): Promise<void> {
+    const wait = this.lastSaveAt + this.options.minSaveIntervalMs - performance.now();
+    if (this.lastSaveAt === 0 || wait <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.saveNow = undefined;
+        resolve();
+      };
+      // unref: a save waiting here never keeps a process (a CLI run, a test) alive.
+      const timer = setTimeout(done, wait);
+      timer.unref();
+      this.saveNow = done;
+    });
   }
 
   /**
@@ -333,7 +360,7 @@ export class MemoryIndex {
     });
     found.sort();
     const relPaths = found.slice(0, this.options.maxFiles);
-    const stats: RefreshStats = { files: 0, filesRead: 0, filesReused: 0, filesSkipped: 0, chunks: 0, changed: false, yields: 0, checked: true };
+    const stats: RefreshStats = { files: 0, filesRead: 0, filesReused: 0, filesSkipped: 0, filesAppended: 0, chunks: 0, changed: false, yields: 0, checked: true };
     const slicer = new Slicer(this.options.sliceMs);
     const keep = new Set<string>();
     let metaChanged = false;
@@ -383,8 +410,16 @@ export class MemoryIndex {
         stats.filesReused++;
         continue;
       }
-      const chunks = await analyseFile(read.text, file.rel, this.options.maxChunkChars, slicer);
-      this.store.setFile(file.rel, meta, chunks);
+      const chunks = splitMarkdown(read.text, file.rel, { maxChunkChars: this.options.maxChunkChars });
+      const added = file.known ? this.appendedChunks(file.rel, file.known, read.bytes, chunks) : undefined;
+      if (added) {
+        // Only text was added at the end (a capture, the agent's note): the file's earlier chunks
+        // stay as they are, so a day file growing line by line costs its new lines, not its size.
+        this.store.appendToFile(file.rel, meta, await analyseChunks(added, slicer));
+        stats.filesAppended++;
+      } else {
+        this.store.setFile(file.rel, meta, await analyseChunks(chunks, slicer));
+      }
       stats.filesRead++;
       stats.changed = true;
     }
@@ -403,6 +438,29 @@ export class MemoryIndex {
     stats.yields = slicer.yields;
     if (stats.changed || metaChanged) this.scheduleSave();
     return stats;
+  }
+
+  /**
+   * The chunks `bytes` adds to what the store holds for `rel`, when the file only grew: its old bytes
+   * are unchanged, it is the store's last file (its slots can grow in place), and the new file's
+   * chunks begin with exactly the stored ones (an append that continued the last entry, or changed
+   * what the front matter says, splits differently: then the file is indexed again in full).
+   */
+  private appendedChunks(rel: string, known: FileMeta, bytes: Buffer, chunks: readonly UnidentifiedChunk[]): UnidentifiedChunk[] | undefined {
+    const stored = this.store.file(rel);
+    if (!stored || bytes.length <= known.size || !this.store.isLastFile(rel)) return undefined;
+    if (contentHash(bytes.subarray(0, known.size)) !== known.hash) return undefined;
+    const kept = distinctTexts(chunks);
+    let prefixLength = 0;
+    let count = 0;
+    while (count < kept.length && prefixLength < stored.text.length) prefixLength += kept[count++].text.length;
+    if (count !== stored.count || prefixLength !== stored.text.length) return undefined;
+    for (let i = 0; i < count; i++) {
+      const stale = this.store.chunkAt(rel, i);
+      if (stale.text !== kept[i].text || stale.headingPath.join("\u0000") !== kept[i].headingPath.join("\u0000") || stale.date !== kept[i].date) return undefined;
+    }
+    // `kept` is distinct over the whole file: a repeated chunk is left out, as a full index leaves it.
+    return kept.slice(count);
   }
 
   private async loadCache(): Promise<void> {
@@ -425,13 +483,20 @@ export class MemoryIndex {
     return { key: sourcesKey(this.spec), rootDir: this.spec.rootDir, maxChunkChars: this.options.maxChunkChars, analyser: analyserFingerprint() };
   }
 
-  /** Writes the cache in the background; saves requested while one is queued are merged. */
+  /**
+   * Writes the cache in the background; saves requested while one is queued are merged, and a save
+   * starts at most every `minSaveIntervalMs` (a burst of captures changes the index many times a
+   * second, and each save encodes the whole index). A save not yet written when the process ends
+   * costs the next start a check of the files changed since the last one.
+   */
   private scheduleSave(): void {
     const cacheFile = this.cacheFile;
     if (!cacheFile || this.saveQueued) return;
     this.saveQueued = true;
     this.saving = this.saving.then(async () => {
+      await this.saveInterval();
       this.saveQueued = false;
+      this.lastSaveAt = performance.now();
       try {
         // Encoded when the write runs, so it holds the newest state.
         const data = await encodeIndexCache(this.cacheIdentity(), this.store.snapshot());
@@ -548,8 +613,7 @@ function prefetch<T, R>(items: readonly T[], ahead: number, work: (item: T) => P
 const HTML_COMMENT = /<!--[\s\S]*?-->/g;
 
 /** Chunks of one file with their words; yields between chunks when the slice is used up. */
-async function analyseFile(raw: string, rel: string, maxChunkChars: number, slicer: Slicer): Promise<StoredChunkInput[]> {
-  const chunks = splitMarkdown(raw, rel, { maxChunkChars });
+async function analyseChunks(chunks: readonly UnidentifiedChunk[], slicer: Slicer): Promise<StoredChunkInput[]> {
   // Chunks under the same headings share one heading-path array: its words are split once.
   const headingWords = new Map<readonly string[], string[]>();
   const analysed: StoredChunkInput[] = [];
