@@ -12,7 +12,7 @@ import { SUPERSEDED, capturedFacts, formatCapturedLine, isSupersededEntry, parse
 import type { CapturedFact } from "./fact-line.ts";
 import { analyse, withNewValue } from "./relation.ts";
 import type { Shape } from "./relation.ts";
-import { echoesMessage } from "./statement.ts";
+import { echoesOf } from "./statement.ts";
 import type { ExtractedFact } from "./statement.ts";
 
 export {  MEMORY_DIR } from "./fact-index.ts";
@@ -308,5 +308,11 @@ export async function capturedToday(workspaceDir: string, now: Date = new Date()
  * block is built must not echo it back).
  */
 export function leftOutOfTurn(memoryText: string, message: string): boolean {
-  return isSupersededEntry(memoryText) || echoesMessage(memoryText, message);
+  return leftOutOfTurnOf(message)(memoryText);
+}
+
+/** leftOutOfTurn for one message and many memories (the message is analysed once). */
+export function leftOutOfTurnOf(message: string): (memoryText: string) => boolean {
+  const echoes = echoesOf(message);
+  return (memoryText) => isSupersededEntry(memoryText) || echoes(memoryText);
 }

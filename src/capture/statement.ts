@@ -232,7 +232,32 @@ function tagFor(trigger: Trigger | undefined, statement: string): FactTag {
  * locker code is 4312" must not come back as a memory in the same request.
  */
 export function echoesMessage(memoryText: string, message: string): boolean {
-  const norm = (s: string) => ` ${wordsOf(s).filter(Boolean).join(" ")} `;
-  const memory = norm(memoryText.replace(/<!--[\s\S]*?-->/g, " ").replace(/(^|\s)#(event|knowledge|skill|decision)\b/g, " "));
-  return memory.trim().length >= 12 && norm(message).includes(memory);
+  return echoesOf(message)(memoryText);
+}
+
+/** echoesMessage for one message and many memories: the message's words are worked out once. */
+export function echoesOf(message: string): (memoryText: string) => boolean {
+  const said = spacedWords(message);
+  return (memoryText) => {
+    const memory = memoryWords(memoryText);
+    return memory.trim().length >= 12 && said.includes(memory);
+  };
+}
+
+function spacedWords(text: string): string {
+  return ` ${wordsOf(text).filter(Boolean).join(" ")} `;
+}
+
+const MAX_KEPT_MEMORY_WORDS = 4096;
+const keptMemoryWords = new Map<string, string>();
+
+/** A memory's words without its metadata and tags; the same notes come back every turn, so kept (bounded). */
+function memoryWords(memoryText: string): string {
+  let words = keptMemoryWords.get(memoryText);
+  if (words === undefined) {
+    words = spacedWords(memoryText.replace(/<!--[\s\S]*?-->/g, " ").replace(/(^|\s)#(event|knowledge|skill|decision)\b/g, " "));
+    if (keptMemoryWords.size >= MAX_KEPT_MEMORY_WORDS) keptMemoryWords.clear();
+    keptMemoryWords.set(memoryText, words);
+  }
+  return words;
 }

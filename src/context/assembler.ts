@@ -200,13 +200,23 @@ type Prepared = {
 
 /** The words of a memory, without its "- [date, state] " label, metadata comments, case and punctuation. */
 export function factKey(text: string): string {
-  return text
-    .replace(/^\s*[-*+]\s+\[[^\]]*\]\s*/, "")
-    .replace(/<!--[\s\S]*?-->/g, " ")
-    .toLowerCase()
-    .replace(/[\W_]+/g, " ")
-    .trim();
+  let key = factKeys.get(text);
+  if (key === undefined) {
+    key = text
+      .replace(/^\s*[-*+]\s+\[[^\]]*\]\s*/, "")
+      .replace(/<!--[\s\S]*?-->/g, " ")
+      .toLowerCase()
+      .replace(/[\W_]+/g, " ")
+      .trim();
+    // The same notes come back turn after turn (the Recent-memory slot's hundreds): keyed once.
+    if (factKeys.size >= MAX_KEPT_FACT_KEYS) factKeys.clear();
+    factKeys.set(text, key);
+  }
+  return key;
 }
+
+const MAX_KEPT_FACT_KEYS = 8192;
+const factKeys = new Map<string, string>();
 
 /** Shorter than this, containment says little (a one-word note is in many others)… */
 const MIN_CONTAINED_CHARS = 24;
@@ -215,8 +225,23 @@ const MIN_CONTAINED_WORDS = 4;
 
 /** Does `outer` hold all of `inner`, word for word (never half a word)? */
 function holdsWords(outer: string, inner: string): boolean {
-  if (inner.length < MIN_CONTAINED_CHARS && inner.split(" ").length < MIN_CONTAINED_WORDS) return false;
-  return ` ${outer} `.includes(` ${inner} `);
+  if (inner.length < MIN_CONTAINED_CHARS && !hasWords(inner, MIN_CONTAINED_WORDS)) return false;
+  // Keys are words joined by single spaces (factKey): `inner` must start and end at word edges.
+  for (let at = outer.indexOf(inner); at !== -1; at = outer.indexOf(inner, at + 1)) {
+    const end = at + inner.length;
+    if ((at === 0 || outer.charCodeAt(at - 1) === SPACE) && (end === outer.length || outer.charCodeAt(end) === SPACE)) return true;
+  }
+  return false;
+}
+
+const SPACE = 32;
+
+/** Does the key hold at least `count` words? (Counted without splitting: this runs for every pair of shown items.) */
+function hasWords(key: string, count: number): boolean {
+  if (key.length === 0) return false;
+  let words = 1;
+  for (let at = key.indexOf(" "); at !== -1 && words < count; at = key.indexOf(" ", at + 1)) words++;
+  return words >= count;
 }
 
 /**

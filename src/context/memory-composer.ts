@@ -1,7 +1,7 @@
 import { CHARS_PER_TOKEN } from "../core/tokens.ts";
 import { loadHygieneConfigCached } from "../memory/config-md.ts";
 import type { HygieneConfig } from "../memory/config-md.ts";
-import { leftOutOfTurn } from "../capture/capture.ts";
+import { leftOutOfTurnOf } from "../capture/capture.ts";
 import { bootstrapSlotTokens } from "./bootstrap-slots.ts";
 import type { BootstrapShape } from "./bootstrap-slots.ts";
 import type { EthosContextConfig } from "./config.ts";
@@ -89,7 +89,7 @@ export const assemblerBlockComposer: BlockComposer = async (input) => {
 
   const { config } = await loadHygieneConfigCached(workspaceDir);
   const [bootstrapTokens, extensions] = await Promise.all([input.bootstrap ? bootstrapSlotTokens(workspaceDir, input.bootstrap) : undefined, extensionTexts(input, config)]);
-  const leaveOut = (text: string) => leftOutOfTurn(text, message ?? "");
+  const leaveOut = leftOutOfTurnOf(message ?? "");
   const assembled = await assembleMemoryBlock({
     workspaceDir,
     semanticHits: selection.injected,

@@ -11,7 +11,7 @@ import type { OpenClawConfig } from "../host/events.ts";
 import { resolveHookConfig } from "../host/hook-config.ts";
 import type { SessionType } from "../session/types.ts";
 import type { SessionClassification } from "../session/types.ts";
-import { leftOutOfTurn } from "../capture/capture.ts";
+import { leftOutOfTurnOf } from "../capture/capture.ts";
 import { HYGIENE_CONFIG_DEFAULTS, loadHygieneConfigCached } from "../memory/config-md.ts";
 import { budgetLimitsFor } from "./budget.ts";
 import { bootstrapShapeFor } from "./bootstrap-slots.ts";
@@ -342,7 +342,8 @@ export class MemoryContextService {
     if (waited.status === "error") return { block: "", injectedIds: [], reason: "error", status: "error" };
     if (waited.value.dropped) return { block: "", injectedIds: [], reason: "superseded", status: "timeout" };
     const found = waited.value.results;
-    const retrieved = { ...waited.value, results: found.filter((memory) => !leftOutOfTurn(memory.text, plan.query)) };
+    const leftOut = leftOutOfTurnOf(plan.query);
+    const retrieved = { ...waited.value, results: found.filter((memory) => !leftOut(memory.text)) };
     const state = this.sessions.get(plan.sessionKey);
     const excludeIds = this.excludedIds(state, config);
     try {
