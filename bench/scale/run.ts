@@ -103,12 +103,12 @@ export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]
   const out: string[] = [
     "### Latency and scale (synthetic vaults, seed 42)",
     "",
-    `Times in ms. "legacy" = the MiniSearch index the bundle used before, "compact" = today's index, same vaults, same run. "query" = retriever search (top 10), after 10 warm-up queries; "turn" = the whole pipeline for one message, as a gateway turn runs it (the index checks for changed files first), after 10 warm-up turns; "first turn" = the process's first, code not yet compiled; "full file check" = one check of every memory file for changes (p50 of 20), what each turn paid before the folder watch and still pays where no watch is possible; "turns over the wait" = turns slower than the ${awaitTimeoutMs()} ms agent:bootstrap waits (they would inject nothing); "longest stall" = the longest the event loop was held at once while the index was built (cold) or loaded (warm) and its cache written, counting a timer's late firing only as far as the process used CPU meanwhile (on a busy machine a late timer may just be a process waiting for a CPU; the JSON results also keep the wall-clock gap). "RSS added" = peak RSS above an empty worker (Node + tsx + the bundle's modules, ${emptyWorkerRssMB.toFixed(0)} MB).${loadAverage ? ` Machine load (1-minute average): ${loadAverage}; timings of a busy machine are slower, RSS is not.` : ""}`,
+    `Times in ms. "legacy" = the MiniSearch index the bundle used before, "compact" = today's index, same vaults, same run. "query" = retriever search (top 10), after 10 warm-up queries; "turn" = the whole pipeline for one message, as a gateway turn runs it (the index checks for changed files first), after 10 warm-up turns; "turn CPU" = the process's CPU time per timed turn (the bundle's own cost; wall time adds waiting for a CPU); "first turn" = the process's first, code not yet compiled; "full file check" = one check of every memory file for changes (p50 of 20), what each turn paid before the folder watch and still pays where no watch is possible; "turns over the wait" = turns slower than the ${awaitTimeoutMs()} ms agent:bootstrap waits (they would inject nothing); "longest stall" = the longest the event loop was held at once while the index was built (cold) or loaded (warm) and its cache written, counting a timer's late firing only as far as the process used CPU meanwhile (on a busy machine a late timer may just be a process waiting for a CPU; the JSON results also keep the wall-clock gap). "RSS added" = peak RSS above an empty worker (Node + tsx + the bundle's modules, ${emptyWorkerRssMB.toFixed(0)} MB).${loadAverage ? ` Machine load (1-minute average): ${loadAverage}; timings of a busy machine are slower, RSS is not.` : ""}`,
     "",
   ];
   out.push(
     markdownTable(
-      ["target chunks", "index", "bundle chunks", "files", "vault MB", "RSS added MB (cold / warm)", "query p50", "query p95", "first turn", "turn p50", "turn p95", "turns over the wait", "full file check", "warm start", "cold build", "build MB/s", "longest stall (cold / warm)", "incremental update", "cache MB"],
+      ["target chunks", "index", "bundle chunks", "files", "vault MB", "RSS added MB (cold / warm)", "query p50", "query p95", "first turn", "turn p50", "turn p95", "turn CPU (mean)", "turns over the wait", "full file check", "warm start", "cold build", "build MB/s", "longest stall (cold / warm)", "incremental update", "cache MB"],
       rows.map((r) => [
         r.targetChunks,
         r.index,
@@ -121,6 +121,7 @@ export function renderScale(rows: readonly ScaleRow[], fits: readonly ScaleFit[]
         ms(r.cold.firstTurnMs),
         ms(r.cold.turnP50Ms),
         ms(r.cold.turnP95Ms),
+        ms(r.cold.turnCpuMs),
         r.cold.turnsOverAwaitBudget === undefined ? "n/a" : `${(r.cold.turnsOverAwaitBudget * 100).toFixed(0)}%`,
         ms(r.cold.fullCheckP50Ms),
         ms(r.warm.openMs),
