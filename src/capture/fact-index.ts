@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { readRegularFile, realPathOrResolved } from "../fs/safe-read.ts";
+import { folderNames } from "../fs/folder-names.ts";
 import { capturedStatement } from "./fact-line.ts";
 import { VALUE, analyse, changeOf, flagOf, isRepeat } from "./relation.ts";
 import type { Change, Shape } from "./relation.ts";
@@ -171,7 +172,7 @@ export class WorkspaceFacts {
   async refresh(today: string): Promise<void> {
     this.yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
     const dir = path.join(this.workspaceDir, MEMORY_DIR);
-    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    const names = await folderNames(dir).catch(() => [] as string[]);
     const days = names
       .map((name) => DAY_FILE.exec(name)?.[1])
       .filter((day): day is string => day !== undefined && day <= today)

@@ -1,6 +1,6 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { readRegularFile } from "../fs/safe-read.ts";
+import { folderNames } from "../fs/folder-names.ts";
 import { createHash } from "node:crypto";
 import { assembleContext, factKey, shownAs } from "./assembler.ts";
 import type { AssemblerBudgets, AssemblerResult, SlotContent, SlotItem, SlotName } from "./assembler.ts";
@@ -38,6 +38,12 @@ import { memoryEntriesOf } from "../memory/growing-entries.ts";
 // Every file read is bounded; workspace text is untrusted and goes through renderMemoryText.
 
 const MAX_SLOT_FILE_BYTES = 256 * 1024;
+/**
+ * A day file is read up to the bound the capture compares with (src/capture/fact-index.ts): its
+ * newest notes are at its end, and a busy day of captures passes 256 KiB. Parsed once per change
+ * (src/memory/growing-entries.ts).
+ */
+const MAX_DAY_FILE_BYTES = 1024 * 1024;
 const MAX_RECENT_FILES = 16;
 /**
  * Recent-memory items gathered per turn, newest first: far more than the slot (or the whole block)
@@ -123,9 +129,9 @@ export async function recentMemoryItems(
   excludeIds?: ReadonlySet<string>,
 ): Promise<SlotItem[]> {
   const dir = path.join(workspaceDir, "memory");
-  let names: string[];
+  let names: readonly string[];
   try {
-    names = await fs.readdir(dir);
+    names = await folderNames(dir);
   } catch {
     return [];
   }
@@ -143,7 +149,7 @@ export async function recentMemoryItems(
   for (const name of files) {
     if (items.length >= MAX_RECENT_ITEMS) break;
     const file = path.join(dir, name);
-    const read = await readRegularFile(file, { maxBytes: MAX_SLOT_FILE_BYTES, root: workspaceDir, truncate: true });
+    const read = await readRegularFile(file, { maxBytes: MAX_DAY_FILE_BYTES, root: workspaceDir, truncate: true });
     if (!read.ok) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
     const text = read.bytes.toString("utf8");
     if (!text) continue;

@@ -93,6 +93,14 @@ describe("assembleMemoryBlock (ethos-context usage)", () => {
     expect(rest.at(-1)?.text).toBe(`- [2026-02-22] note number ${count - MAX_RECENT_ITEMS - 10}`);
   });
 
+  it("a day file past 256 KiB (about 2,300 captured facts in a day) still shows its newest notes", async () => {
+    const filler = Array.from({ length: 3000 }, (_, i) => `- routine captured note ${i} ${"x".repeat(80)}\n`).join("");
+    daily("2026-02-22.md", `${filler}- the newest note, about the blue door\n`, new Date("2026-02-22T10:00:00Z"));
+    expect(fs.statSync(path.join(workspace, "memory", "2026-02-22.md")).size).toBeGreaterThan(256 * 1024);
+    const [newest] = await recentMemoryItems(workspace, now, 48, 600);
+    expect(newest).toMatchObject({ id: "2026-02-22.md#3001", text: "- [2026-02-22] the newest note, about the blue door" });
+  });
+
   it("neutralises workspace text and skips closed corrections", () => {
     const md = [
       "## Correction c-aaaaaaaaaaaa · x",
