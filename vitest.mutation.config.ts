@@ -7,6 +7,8 @@ const MUTATION_TEST_FILES = [
   "test/unit/session-classify.test.ts",
   "test/unit/session-owners.test.ts",
   "test/unit/session-identity.test.ts",
+  "test/unit/session-orchestration.test.ts",
+  "test/unit/session-shared-main.test.ts",
   "test/unit/hardening-owners.test.ts",
   "test/unit/bootstrap-policy.test.ts",
   "test/unit/hardening-bootstrap.test.ts",

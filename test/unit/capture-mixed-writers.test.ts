@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { capturedFacts, dayFileFor } from "../../src/capture/capture.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
@@ -12,18 +12,8 @@ import { startPlainWriter } from "./plain-writer.ts";
 // the operator's "remember that …" lands in the same file. A new fact is an O_APPEND write, so it
 // lands however busy the plain writer is; the rare in-place edits (mention count, superseded mark)
 // may fail next to it, and then the fact is still kept. Bounded by counts, never by the clock.
-
-// The in-place edit can be made to fail on demand (as it does after its retries next to a writer
-// that never pauses); otherwise it is the real one.
-const failEdits = vi.hoisted(() => ({ on: false }));
-vi.mock("../../src/fs/locked-writes.ts", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../src/fs/locked-writes.ts")>();
-  return {
-    ...real,
-    updateFileLocked: (...args: Parameters<typeof real.updateFileLocked>) =>
-      failEdits.on ? Promise.reject(new real.ConcurrentEditError(args[0])) : real.updateFileLocked(...args),
-  };
-});
+// What a capture does when such an edit fails, or when a line changes between its steps, is shown
+// in one process, step by step, in hygiene-capture.test.ts.
 
 const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango"];
 /** Our own lock waits on nobody but ourselves here: patience costs nothing and removes the clock. */
@@ -31,12 +21,9 @@ const config = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.005,
 const now = new Date("2026-11-25T03:00:00.000Z");
 
 let ws: string;
-let logs: string[];
 beforeEach(() => {
   ws = fs.mkdtempSync(path.join(os.tmpdir(), "capture-mixed-"));
-  logs = [];
-  setLogDestination({ write: (chunk: string) => (logs.push(String(chunk)), true) } as never);
-  failEdits.on = false;
+  setLogDestination({ write: () => true } as never);
 });
 afterEach(() => {
   setLogDestination(undefined);
@@ -141,69 +128,4 @@ describe("capture next to a plain appender hammering the same day file", () => {
     },
     30 * 60_000,
   );
-});
-
-describe("an in-place edit that fails after its retries", () => {
-  it("a repeat: the fact stays as it was, the outcome and a warning name the file", async () => {
-    await say("Remember that my locker code is 4312");
-    const dayFile = dayFileFor(ws, now);
-    const before = fs.readFileSync(dayFile, "utf8");
-    failEdits.on = true;
-    const outcome = await say("Remember that my locker code is 4312");
-    expect(outcome.errors).toEqual([]);
-    expect(outcome.capture).toMatchObject({ action: "ignored", file: dayFile, reason: expect.stringMatching(/^already captured; mention count not updated/) });
-    expect(fs.readFileSync(dayFile, "utf8")).toBe(before);
-    expect(logs.some((line) => line.includes('"level":40') && line.includes(dayFile))).toBe(true);
-  });
-
-  it("a new value: still added (not lost), the older line left unmarked, a warning names the file", async () => {
-    await say("Remember that my sailboat is moored at slip 14 in Sausalito.");
-    const dayFile = dayFileFor(ws, now);
-    failEdits.on = true;
-    const outcome = await say("actually it's slip 22 now");
-    expect(outcome.errors).toEqual([]);
-    expect(outcome.capture).toMatchObject({ action: "added", file: dayFile, warning: expect.stringContaining(`older value in ${dayFile} not marked superseded`) });
-    const facts = capturedFacts(fs.readFileSync(dayFile, "utf8"));
-    expect(facts.map((f) => [f.statement, f.superseded])).toEqual([
-      ["my sailboat is moored at slip 22 in Sausalito", false],
-      ["my sailboat is moored at slip 14 in Sausalito", false],
-    ]);
-    expect(facts[0].meta.source).toBe("correction");
-    expect(logs.some((line) => line.includes('"level":40') && line.includes(dayFile))).toBe(true);
-  });
-
-  it("a new value of an older day's fact: still added today when that day's file cannot be edited", async () => {
-    const yesterday = new Date(now.getTime() - 86_400_000);
-    const content = "Remember that my sailboat is moored at slip 14 in Sausalito.";
-    await triageInboundMessage({ content, sessionKey: "agent:main:main", workspaceDir: ws, now: yesterday, config, capture: true });
-    const before = fs.readFileSync(dayFileFor(ws, yesterday), "utf8");
-    failEdits.on = true;
-    const outcome = await say("actually it's slip 22 now");
-    expect(outcome.errors).toEqual([]);
-    expect(outcome.capture).toMatchObject({ action: "added", file: dayFileFor(ws, now), warning: expect.stringContaining(dayFileFor(ws, yesterday)) });
-    expect(capturedFacts(fs.readFileSync(dayFileFor(ws, now), "utf8")).map((f) => f.statement)).toEqual(["my sailboat is moored at slip 22 in Sausalito"]);
-    expect(fs.readFileSync(dayFileFor(ws, yesterday), "utf8")).toBe(before);
-  });
-});
-
-describe("captures racing each other in one process", () => {
-  it("the same correction three times at once: one new line, the older value marked once", async () => {
-    await say("Remember that my sailboat is moored at slip 14 in Sausalito.");
-    const outcomes = await Promise.all([1, 2, 3].map(() => say("actually it's slip 22 now")));
-    expect(outcomes.flatMap((o) => o.errors)).toEqual([]);
-    const facts = capturedFacts(fs.readFileSync(dayFileFor(ws, now), "utf8"));
-    expect(facts.map((f) => [f.statement, f.superseded])).toEqual([
-      ["my sailboat is moored at slip 22 in Sausalito", false],
-      ["my sailboat is moored at slip 14 in Sausalito", true],
-    ]);
-    expect(outcomes.filter((o) => o.capture?.action === "superseded")).toHaveLength(1);
-  });
-
-  it("the same new fact five times at once: one line, every telling counted", async () => {
-    const outcomes = await Promise.all([1, 2, 3, 4, 5].map(() => say("Remember that my locker code is 4312")));
-    expect(outcomes.map((o) => o.capture?.action).sort()).toEqual(["added", "mentioned", "mentioned", "mentioned", "mentioned"]);
-    const facts = capturedFacts(fs.readFileSync(dayFileFor(ws, now), "utf8"));
-    expect(facts).toHaveLength(1);
-    expect(facts[0].meta.mentions).toBe(5);
-  });
 });

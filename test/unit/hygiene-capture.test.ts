@@ -1,18 +1,44 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { capturedFacts, capturedToday, dayFileFor, leftOutOfTurn, parseCapturedLine } from "../../src/capture/capture.ts";
+import { captureFact, capturedFacts, capturedToday, dayFileFor, formatCapturedLine, leftOutOfTurn, parseCapturedLine } from "../../src/capture/capture.ts";
+import { factIndexFor } from "../../src/capture/fact-index.ts";
 import { MAX_FACT_CHARS, echoesMessage, extractFact } from "../../src/capture/statement.ts";
 import { analyse, changeOf } from "../../src/capture/relation.ts";
-import { HYGIENE_CONFIG_DEFAULTS, parseHygieneConfigText } from "../../src/memory/config-md.ts";
+import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig, parseHygieneConfigText } from "../../src/memory/config-md.ts";
 import type { HygieneConfig } from "../../src/memory/config-md.ts";
 import { recentMemoryItems } from "../../src/context/memory-block.ts";
 import { triageInboundMessage } from "../../src/capture/triage.ts";
 import { chunkMarkdown } from "../../src/memory/chunk.ts";
 import type { RetrievedMemory } from "../../src/memory/types.ts";
 import { createMemoryContextService } from "../../src/context/service.ts";
+
+// The in-place edits (updateFileLocked: a mention count, a superseded mark) can be made to fail, as
+// they do after their retries next to a writer that never pauses, and the day file can be changed
+// right before or after one (what another writer does between two steps of a capture); otherwise
+// they are the real ones.
+const edits = vi.hoisted(() => ({
+  fail: false,
+  before: undefined as ((file: string) => void) | undefined,
+  after: undefined as ((file: string) => void) | undefined,
+}));
+vi.mock("../../src/fs/locked-writes.ts", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/fs/locked-writes.ts")>();
+  return {
+    ...real,
+    updateFileLocked: async (...args: Parameters<typeof real.updateFileLocked>) => {
+      edits.before?.(args[0]);
+      try {
+        if (edits.fail) throw new real.ConcurrentEditError(args[0]);
+        return await real.updateFileLocked(...args);
+      } finally {
+        edits.after?.(args[0]);
+      }
+    },
+  };
+});
 
 const NOW = new Date("2026-11-25T03:12:09.120Z");
 const LATER = new Date("2026-11-25T09:00:00.000Z");
@@ -27,9 +53,12 @@ const valueChange = (older: string, newer: string) => {
 };
 
 let ws: string;
+let logs: string[];
 beforeEach(() => {
   ws = fs.mkdtempSync(path.join(os.tmpdir(), "capture-"));
-  setLogDestination({ write: () => true } as never);
+  logs = [];
+  setLogDestination({ write: (chunk: string) => (logs.push(String(chunk)), true) } as never);
+  Object.assign(edits, { fail: false, before: undefined, after: undefined });
 });
 afterEach(() => {
   setLogDestination(undefined);
@@ -158,7 +187,7 @@ describe("capture through triage (owner sessions)", () => {
 
   it("a correction of nothing captured writes no fact (CORRECTIONS.md still logs it)", async () => {
     const outcome = await say("actually it's slip 22 now");
-    expect(outcome.capture?.action).toBe("ignored");
+    expect(outcome.capture).toEqual({ action: "ignored", reason: "correction of no captured fact" });
     expect(fs.existsSync(today())).toBe(false);
     expect(outcome.correction?.written).toBe(true);
   });
@@ -178,6 +207,283 @@ describe("capture through triage (owner sessions)", () => {
       ["my locker code is 4312", true],
       ["my locker code is 5580", false],
     ]);
+  });
+});
+
+const DAY = 86_400_000;
+const YESTERDAY = new Date(NOW.getTime() - DAY);
+const SLIP_14 = "Remember that my sailboat is moored at slip 14 in Sausalito.";
+const lock = lockOptionsFromConfig(FAST, "memory-capture");
+/** One fact written as the capture writes it, without the statement extraction in front. */
+const capture = (statement: string, kind: "memory" | "correction" = "memory", now = NOW) =>
+  captureFact({ workspaceDir: ws, fact: { kind, statement, tag: "#knowledge", trigger: kind === "memory" ? "remember-that" : "actually" }, now, config: FAST, lock });
+const factsIn = (file: string) => capturedFacts(fs.readFileSync(file, "utf8")).reverse();
+
+describe("what a capture writes, step by step", () => {
+  it("a new fact: the outcome names the line and the file, and nothing else", async () => {
+    const outcome = await say("Remember that my locker code is 4312");
+    expect(outcome.capture).toEqual({ action: "added", line: readToday().trimEnd(), file: today() });
+  });
+
+  it("a new value of yesterday's fact: that line is marked superseded in its own file, the new value goes into today's", async () => {
+    await say(SLIP_14, { now: YESTERDAY });
+    const older = dayFileFor(ws, YESTERDAY);
+    const outcome = await say("actually it's slip 22 now");
+    expect(outcome.capture).toEqual({
+      action: "superseded",
+      line: readToday().trimEnd(),
+      file: today(),
+      supersededIn: older,
+      supersededStatement: "my sailboat is moored at slip 14 in Sausalito",
+    });
+    expect(factsIn(older).map((f) => [f.statement, f.superseded, f.meta.mentions])).toEqual([["my sailboat is moored at slip 14 in Sausalito", true, 1]]);
+    expect(factsIn(today()).map((f) => [f.statement, f.superseded, f.meta.source])).toEqual([["my sailboat is moored at slip 22 in Sausalito", false, "correction"]]);
+  });
+
+  it("a correction whose new value today's file already holds: yesterday's line is marked, today's line counted, no second line", async () => {
+    await say(SLIP_14, { now: YESTERDAY });
+    // Written by another writer (the older line is left as it was).
+    fs.writeFileSync(today(), `${formatCapturedLine("my sailboat is moored at slip 22 in Sausalito", "#knowledge", { confidence: 0.95, source: "operator", mentions: 1, last: NOW }, NOW.toISOString())}\n`);
+    const outcome = await say("actually it's slip 22 now", { now: LATER });
+    expect(outcome.capture).toMatchObject({ action: "mentioned", file: today() });
+    expect(factsIn(dayFileFor(ws, YESTERDAY)).map((f) => f.superseded)).toEqual([true]);
+    expect(factsIn(today()).map((f) => [f.statement, f.meta.mentions])).toEqual([["my sailboat is moored at slip 22 in Sausalito", 2]]);
+  });
+
+  it("only a repeat of the new value counts as captured already: a fact one word apart from it does not stop the new line", async () => {
+    await say(SLIP_14);
+    await capture("my sailboat is docked at slip 22 in Sausalito");
+    const outcome = await say("actually it's slip 22 now", { now: LATER });
+    expect(outcome.capture).toMatchObject({ action: "superseded", line: readToday().trimEnd().split("\n")[2], supersededStatement: "my sailboat is moored at slip 14 in Sausalito" });
+    expect(factsIn(today()).map((f) => [f.statement, f.superseded])).toEqual([
+      ["my sailboat is moored at slip 14 in Sausalito", true],
+      ["my sailboat is docked at slip 22 in Sausalito", false],
+      ["my sailboat is moored at slip 22 in Sausalito", false],
+    ]);
+  });
+
+  it("a new value of today's fact is in the file before the older line is marked (a crash in between leaves both values, never neither)", async () => {
+    await say(SLIP_14);
+    const atEdit: string[] = [];
+    edits.before = (file) => {
+      if (file === today()) atEdit.push(readToday());
+    };
+    expect((await say("actually it's slip 22 now", { now: LATER })).capture).toMatchObject({ action: "superseded", supersededIn: today() });
+    expect(atEdit).toHaveLength(1);
+    expect(capturedFacts(atEdit[0]).map((f) => [f.statement, f.superseded])).toEqual([
+      ["my sailboat is moored at slip 22 in Sausalito", false],
+      ["my sailboat is moored at slip 14 in Sausalito", false],
+    ]);
+  });
+
+  it("only a correction may name just the attribute and the value: the same words as a new memory are a fact of their own", async () => {
+    await say(SLIP_14);
+    expect(await capture("it's slip 22")).toMatchObject({ action: "added" });
+    expect(factsIn(today()).map((f) => [f.statement, f.superseded])).toEqual([
+      ["my sailboat is moored at slip 14 in Sausalito", false],
+      ["it's slip 22", false],
+    ]);
+  });
+
+  it("a new value said as a whole new statement is written as said; a correction keeps the older wording", async () => {
+    await say(SLIP_14);
+    expect((await say("Remember that the sailboat is moored at slip 30 in Sausalito.")).capture).toMatchObject({ action: "superseded" });
+    expect(factsIn(today()).filter((f) => !f.superseded).map((f) => f.statement)).toEqual(["the sailboat is moored at slip 30 in Sausalito"]);
+    await say("actually it's slip 31 now");
+    expect(factsIn(today()).filter((f) => !f.superseded).map((f) => f.statement)).toEqual(["the sailboat is moored at slip 31 in Sausalito"]);
+  });
+
+  it("our own edit of a line is in the index at once: what it proposes next is the line as the file holds it", async () => {
+    await say("Remember that my locker code is 4312");
+    await say("Remember that my locker code is 4312", { now: LATER });
+    expect(factIndexFor(ws).relate(analyse("my locker code is 4312"), false)?.fact.line).toBe(readToday().trimEnd());
+  });
+
+  it("a day file that links out of the workspace is never written through", async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "capture-outside-"));
+    try {
+      fs.writeFileSync(path.join(outside, "notes.md"), "- outside\n");
+      fs.mkdirSync(path.dirname(today()), { recursive: true });
+      fs.symlinkSync(path.join(outside, "notes.md"), today());
+      const outcome = await say("Remember that my locker code is 4312");
+      expect(outcome.errors).toEqual([expect.stringContaining("outside-root")]);
+      expect(fs.readFileSync(path.join(outside, "notes.md"), "utf8")).toBe("- outside\n");
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an in-place edit that fails after its retries", () => {
+  /** The warning the capture logs, parsed. */
+  const warnings = () => logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.level === 40);
+
+  it("a repeat: the fact stays as it was, the outcome and a warning name the file", async () => {
+    await say("Remember that my locker code is 4312");
+    const before = readToday();
+    edits.fail = true;
+    const outcome = await say("Remember that my locker code is 4312");
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.capture).toEqual({ action: "ignored", file: today(), reason: `already captured; mention count not updated (${today()} changed while we were writing it)` });
+    expect(readToday()).toBe(before);
+    expect(warnings()).toEqual([
+      expect.objectContaining({ name: "openclaw-context.hygiene", file: today(), error: `${today()} changed while we were writing it`, msg: `capture: could not update ${today()} in place` }),
+    ]);
+  });
+
+  it("a repeat of an older day's fact: that file stays as it was, nothing is added today", async () => {
+    await say("Remember that my locker code is 4312", { now: YESTERDAY });
+    const older = dayFileFor(ws, YESTERDAY);
+    const before = fs.readFileSync(older, "utf8");
+    edits.fail = true;
+    const outcome = await say("Remember that my locker code is 4312");
+    expect(outcome.capture).toMatchObject({ action: "ignored", file: older, reason: expect.stringMatching(/^already captured; mention count not updated/) });
+    expect(fs.readFileSync(older, "utf8")).toBe(before);
+    expect(fs.existsSync(today())).toBe(false);
+  });
+
+  it("a new value: still added (not lost), the older line left unmarked, a warning names the file", async () => {
+    await say(SLIP_14);
+    edits.fail = true;
+    const outcome = await say("actually it's slip 22 now");
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.capture).toEqual({
+      action: "added",
+      line: readToday().trimEnd().split("\n")[1],
+      file: today(),
+      warning: `older value in ${today()} not marked superseded (${today()} changed while we were writing it)`,
+    });
+    const facts = capturedFacts(readToday());
+    expect(facts.map((f) => [f.statement, f.superseded])).toEqual([
+      ["my sailboat is moored at slip 22 in Sausalito", false],
+      ["my sailboat is moored at slip 14 in Sausalito", false],
+    ]);
+    expect(facts[0].meta.source).toBe("correction");
+    expect(warnings().map((record) => record.file)).toEqual([today()]);
+  });
+
+  it("a new value of an older day's fact: still added today when that day's file cannot be edited", async () => {
+    await say(SLIP_14, { now: YESTERDAY });
+    const older = dayFileFor(ws, YESTERDAY);
+    const before = fs.readFileSync(older, "utf8");
+    edits.fail = true;
+    const outcome = await say("actually it's slip 22 now");
+    expect(outcome.errors).toEqual([]);
+    expect(outcome.capture).toEqual({
+      action: "added",
+      line: readToday().trimEnd(),
+      file: today(),
+      warning: `older value in ${older} not marked superseded (${older} changed while we were writing it)`,
+    });
+    expect(factsIn(today()).map((f) => f.statement)).toEqual(["my sailboat is moored at slip 22 in Sausalito"]);
+    expect(fs.readFileSync(older, "utf8")).toBe(before);
+  });
+
+  it("the same correction said again once edits work: the older value is marked, the new one not added twice", async () => {
+    await say(SLIP_14);
+    edits.fail = true;
+    await say("actually it's slip 22 now");
+    edits.fail = false;
+    const newLine = factsIn(today())[1];
+    const outcome = await say("actually it's slip 22 now", { now: LATER });
+    expect(outcome.capture).toEqual({
+      action: "superseded",
+      line: readToday().trimEnd().split("\n")[1],
+      file: today(),
+      supersededIn: today(),
+      supersededStatement: "my sailboat is moored at slip 14 in Sausalito",
+    });
+    expect(factsIn(today()).map((f) => [f.statement, f.superseded, f.meta.mentions])).toEqual([
+      ["my sailboat is moored at slip 14 in Sausalito", true, 1],
+      ["my sailboat is moored at slip 22 in Sausalito", false, newLine.meta.mentions],
+    ]);
+  });
+
+  it("the same correction said again while the older line changes under it: nothing to mark, nothing added", async () => {
+    await say(SLIP_14);
+    edits.fail = true;
+    await say("actually it's slip 22 now");
+    edits.fail = false;
+    // Another writer touches the older line right before our edit of it.
+    edits.before = (file) => {
+      if (file === today()) fs.writeFileSync(file, readToday().replace("slip 14 in Sausalito #knowledge <!-- confidence: 0.95", "slip 14 in Sausalito #knowledge <!-- confidence: 0.9"));
+    };
+    const outcome = await say("actually it's slip 22 now", { now: LATER });
+    expect(outcome.capture).toEqual({ action: "ignored", file: today(), reason: "new value already captured" });
+    expect(factsIn(today()).map((f) => [f.statement, f.superseded])).toEqual([
+      ["my sailboat is moored at slip 14 in Sausalito", false],
+      ["my sailboat is moored at slip 22 in Sausalito", false],
+    ]);
+  });
+});
+
+describe("a repeated line that changes between the decision and its edit", () => {
+  it("deleted right before the mention count is raised: the fact is decided again and added anew", async () => {
+    await say("Remember that my locker code is 4312");
+    edits.before = (file) => {
+      if (file === today()) fs.writeFileSync(file, "- an agent note\n");
+    };
+    const outcome = await say("Remember that my locker code is 4312", { now: LATER });
+    expect(outcome.capture).toEqual({ action: "added", line: readToday().trimEnd().split("\n")[1], file: today() });
+    expect(factsIn(today()).map((f) => [f.statement, f.meta.mentions])).toEqual([["my locker code is 4312", 1]]);
+  });
+
+  it("gone at every edit and back after it: decided again a bounded number of times, then left as it is", async () => {
+    await say("Remember that my locker code is 4312");
+    const kept = readToday();
+    let attempts = 0;
+    edits.before = (file) => {
+      if (file !== today()) return;
+      attempts++;
+      fs.writeFileSync(file, "- an agent note\n");
+    };
+    edits.after = (file) => {
+      if (file === today()) fs.writeFileSync(file, kept);
+    };
+    const outcome = await say("Remember that my locker code is 4312", { now: LATER });
+    expect(outcome.capture).toEqual({ action: "ignored", file: today(), reason: "already captured; line changed while its mention count was raised" });
+    expect(attempts).toBe(4);
+    expect(readToday()).toBe(kept);
+  });
+});
+
+describe("captures racing each other in one process", () => {
+  it("the same correction three times at once: one new line, the older value marked once", async () => {
+    await say(SLIP_14);
+    const outcomes = await Promise.all([1, 2, 3].map(() => say("actually it's slip 22 now")));
+    expect(outcomes.flatMap((o) => o.errors)).toEqual([]);
+    expect(capturedFacts(readToday()).map((f) => [f.statement, f.superseded])).toEqual([
+      ["my sailboat is moored at slip 22 in Sausalito", false],
+      ["my sailboat is moored at slip 14 in Sausalito", true],
+    ]);
+    expect(outcomes.filter((o) => o.capture?.action === "superseded")).toHaveLength(1);
+  });
+
+  it("the same new fact five times at once: one line, every telling counted", async () => {
+    const outcomes = await Promise.all([1, 2, 3, 4, 5].map(() => say("Remember that my locker code is 4312")));
+    expect(outcomes.map((o) => o.capture?.action).sort()).toEqual(["added", "mentioned", "mentioned", "mentioned", "mentioned"]);
+    const facts = capturedFacts(readToday());
+    expect(facts).toHaveLength(1);
+    expect(facts[0].meta.mentions).toBe(5);
+  });
+});
+
+describe("status: what was captured today", () => {
+  it("reads the first 256 KiB of a big day file, lists only what was captured that day, and nothing when there is no file", async () => {
+    expect(await capturedToday(ws, NOW)).toEqual({ file: today(), facts: [] });
+    const meta = { confidence: 0.95, source: "operator" as const, mentions: 1, last: NOW };
+    fs.mkdirSync(path.dirname(today()), { recursive: true });
+    fs.writeFileSync(
+      today(),
+      [
+        formatCapturedLine("my locker code is 4312", "#knowledge", meta, NOW.toISOString()),
+        // A line moved here from another day keeps its own capture time.
+        formatCapturedLine("the gym closes at 10pm", "#knowledge", meta, YESTERDAY.toISOString()),
+        formatCapturedLine("the pool opens at 7", "#knowledge", meta, LATER.toISOString()),
+        `- ${"agent note ".repeat(30_000)}`,
+      ].join("\n"),
+    );
+    expect((await capturedToday(ws, LATER)).facts.map((f) => f.statement)).toEqual(["my locker code is 4312", "the pool opens at 7"]);
   });
 });
 

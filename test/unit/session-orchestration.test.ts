@@ -33,6 +33,13 @@ describe("the rule", () => {
     expect(classify("agent:main:telegram:direct:42", rule({ agentIds: ["main"] }))).toMatchObject({ type: "ORCHESTRATION", baseType: "PRIVATE_DM" });
   });
 
+  it("every kind of entry applies when a rule has several; the key is matched trimmed; * also covers a part after a slash that starts with a dot", () => {
+    expect(classify("agent:main:ops", rule({ sessionKeys: ["agent:main:ops"], topics: ["77"] }))).toMatchObject({ type: "ORCHESTRATION", rule: "orchestration-key" });
+    expect(classify("agent:main:ops", rule({ sessionKeys: ["agent:main:ops"], agentIds: ["forge"] }))).toMatchObject({ type: "ORCHESTRATION", rule: "orchestration-key" });
+    expect(classify("  agent:main:ops  ", rule({ sessionKeys: ["agent:main:ops"] })).type).toBe("ORCHESTRATION");
+    expect(classify("agent:main:ops/.x", rule({ sessionKeys: ["agent:main:ops/*"] })).type).toBe("ORCHESTRATION");
+  });
+
   it("names nothing else: other topics, a DM's direct-topic, other agents, no rule, an empty rule", () => {
     expect(classify("agent:main:telegram:group:-100:topic:15", rule({ topics: ["77"] })).type).toBe("FORUM_TOPIC");
     expect(classify("agent:main:telegram:direct:42:direct-topic:77", rule({ topics: ["77"] })).type).toBe("PRIVATE_DM");
