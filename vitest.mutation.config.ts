@@ -24,6 +24,7 @@ const MUTATION_TEST_FILES = [
   "test/unit/capture-statement.test.ts",
   "test/unit/capture-language.test.ts",
   "test/unit/capture-index.test.ts",
+  "test/unit/capture-index-incremental.test.ts",
   "test/unit/capture-corrections.test.ts",
   "test/unit/hygiene-capture.test.ts",
 ];
