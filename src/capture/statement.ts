@@ -1,3 +1,4 @@
+import { boundedMemo } from "../core/memo.ts";
 import { wordsOf } from "../memory/tokenize.ts";
 import { FORWARDED_START, HANDOVER_LINE, LANGS, RULES, TRIGGERS } from "./language.ts";
 import type { Lang, LanguageRules, Trigger } from "./language.ts";
@@ -248,16 +249,7 @@ function spacedWords(text: string): string {
   return ` ${wordsOf(text).filter(Boolean).join(" ")} `;
 }
 
-const MAX_KEPT_MEMORY_WORDS = 4096;
-const keptMemoryWords = new Map<string, string>();
-
 /** A memory's words without its metadata and tags; the same notes come back every turn, so kept (bounded). */
-function memoryWords(memoryText: string): string {
-  let words = keptMemoryWords.get(memoryText);
-  if (words === undefined) {
-    words = spacedWords(memoryText.replace(/<!--[\s\S]*?-->/g, " ").replace(/(^|\s)#(event|knowledge|skill|decision)\b/g, " "));
-    if (keptMemoryWords.size >= MAX_KEPT_MEMORY_WORDS) keptMemoryWords.clear();
-    keptMemoryWords.set(memoryText, words);
-  }
-  return words;
-}
+const memoryWords = boundedMemo(4096, (memoryText: string) =>
+  spacedWords(memoryText.replace(/<!--[\s\S]*?-->/g, " ").replace(/(^|\s)#(event|knowledge|skill|decision)\b/g, " ")),
+);

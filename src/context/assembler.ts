@@ -1,4 +1,5 @@
 import { CHARS_PER_TOKEN, estimateTokens } from "../core/tokens.ts";
+import { boundedMemo } from "../core/memo.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../memory/config-md.ts";
 import type { HygieneConfig } from "../memory/config-md.ts";
 
@@ -199,24 +200,15 @@ type Prepared = {
 };
 
 /** The words of a memory, without its "- [date, state] " label, metadata comments, case and punctuation. */
-export function factKey(text: string): string {
-  let key = factKeys.get(text);
-  if (key === undefined) {
-    key = text
-      .replace(/^\s*[-*+]\s+\[[^\]]*\]\s*/, "")
-      .replace(/<!--[\s\S]*?-->/g, " ")
-      .toLowerCase()
-      .replace(/[\W_]+/g, " ")
-      .trim();
-    // The same notes come back turn after turn (the Recent-memory slot's hundreds): keyed once.
-    if (factKeys.size >= MAX_KEPT_FACT_KEYS) factKeys.clear();
-    factKeys.set(text, key);
-  }
-  return key;
-}
-
-const MAX_KEPT_FACT_KEYS = 8192;
-const factKeys = new Map<string, string>();
+// The same notes come back turn after turn (the Recent-memory slot's hundreds): keyed once (bounded).
+export const factKey: (text: string) => string = boundedMemo(8192, (text: string) =>
+  text
+    .replace(/^\s*[-*+]\s+\[[^\]]*\]\s*/, "")
+    .replace(/<!--[\s\S]*?-->/g, " ")
+    .toLowerCase()
+    .replace(/[\W_]+/g, " ")
+    .trim(),
+);
 
 /** Shorter than this, containment says little (a one-word note is in many others)… */
 const MIN_CONTAINED_CHARS = 24;

@@ -1,6 +1,7 @@
 import { BM25_B, BM25_K1, inverseDocumentFrequency } from "./calibrate.ts";
 import { chunkId } from "./chunk.ts";
 import { termOf } from "./tokenize.ts";
+import { boundedMemo } from "../core/memo.ts";
 
 // The compact in-memory representation of the embedded index (docs/retrieval.md, "The index"):
 //   - chunks live in numbered slots; per-slot facts (text offsets, heading, date, confidence,
@@ -136,18 +137,13 @@ function dateToNumber(date: string | undefined): number {
 }
 
 // Dates repeat across chunks: each number's string is built once (bounded).
-const dateStrings = new Map<number, string>();
+const dateString = boundedMemo(4096, (n: number) => {
+  const s = String(n).padStart(8, "0");
+  return `${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}`;
+});
 
 function numberToDate(n: number): string | undefined {
-  if (n === NO_DATE) return undefined;
-  let date = dateStrings.get(n);
-  if (date === undefined) {
-    const s = String(n).padStart(8, "0");
-    date = `${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}`;
-    if (dateStrings.size >= 4096) dateStrings.clear();
-    dateStrings.set(n, date);
-  }
-  return date;
+  return n === NO_DATE ? undefined : dateString(n);
 }
 
 /** The flat, serialisable form of a store (the on-disk cache holds exactly this). */

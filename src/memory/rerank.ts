@@ -3,6 +3,7 @@ import type { NeighbourLookup } from "./neighbours.ts";
 import { RankPool } from "./rank-pool.ts";
 import { analyzeText } from "./tokenize.ts";
 import type { CandidateTerms, RerankCandidate } from "./candidate.ts";
+import { boundedMemo } from "../core/memo.ts";
 
 // Second-stage ranking over the index's candidates. The index finds candidates with BM25 and gives
 // each a calibrated relevance in [0, 1] (src/memory/calibrate.ts); the signals below re-order
@@ -155,15 +156,7 @@ export function dateMatches(date: string | undefined, period: QueryPeriod): bool
 }
 
 // Analysed terms of a speaker label ("Caroline" → ["carolin"]), kept across queries (labels repeat).
-const speakerTermsCache = new Map<string, string[]>();
-function speakerTerms(speaker: string): string[] {
-  let terms = speakerTermsCache.get(speaker);
-  if (!terms) {
-    if (speakerTermsCache.size >= 4096) speakerTermsCache.clear();
-    speakerTermsCache.set(speaker, (terms = analyzeText(speaker)));
-  }
-  return terms;
-}
+const speakerTerms = boundedMemo(4096, analyzeText);
 
 const ENDS_WITH_QUESTION = /\?\s*(?:\[[^\]]*\]\s*)?(?:<!--[\s\S]*?-->\s*)?$/;
 

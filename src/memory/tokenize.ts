@@ -1,5 +1,6 @@
 import { stemmer } from "stemmer";
 import { eng } from "stopword";
+import { boundedMemo } from "../core/memo.ts";
 
 // One analyser for indexing and querying, so both sides agree on every term.
 // Steps: Unicode-normalise, lowercase, split on anything that is not a letter or digit,
@@ -28,19 +29,10 @@ const ASCII_WORD_SPLIT = /[^a-z0-9]+/;
 
 // Stemming is the costliest step and a vault repeats few words: remember what each recent word
 // becomes (its stem, or null when it is dropped), so a repeated word costs one lookup (bounded).
-const WORD_CACHE_MAX = 50_000;
-const termOfWord = new Map<string, string | null>();
-
 /** The term one word of `wordsOf` becomes: its stem, or null when it is dropped (stopword, one letter). */
-export function termOf(word: string): string | null {
-  let term = termOfWord.get(word);
-  if (term === undefined) {
-    term = (word.length < 2 && !/^\p{N}$/u.test(word)) || STOPWORDS.has(word) ? null : stemmer(word);
-    if (termOfWord.size >= WORD_CACHE_MAX) termOfWord.clear();
-    termOfWord.set(word, term);
-  }
-  return term;
-}
+export const termOf: (word: string) => string | null = boundedMemo(50_000, (word: string) =>
+  (word.length < 2 && !/^\p{N}$/u.test(word)) || STOPWORDS.has(word) ? null : stemmer(word),
+);
 
 /**
  * The words of `text` before stopwords and stemming (Unicode-normalised, lowercase, split on
