@@ -30,6 +30,12 @@ const MAX_INDEXED_DAY_FILE_BYTES = 1024 * 1024;
 /** Today, yesterday, two older days, and a day after today (never indexed). */
 const DAYS = [TODAY, "2026-11-24", "2026-11-23", "2026-11-19", "2026-11-26"] as const;
 const fileOf = (day: string) => path.join(ws(), "memory", `${day}.md`);
+/** A fresh index of the workspace's day files as they are now. */
+async function indexedToday(): Promise<WorkspaceFacts> {
+  const index = new WorkspaceFacts(ws());
+  await index.refresh(TODAY);
+  return index;
+}
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ["Date"] });
@@ -122,8 +128,7 @@ function expectedRelation(facts: readonly ScannedFact[], shape: Shape): Answer {
 
 /** The index answers as one built afresh from the files, and as a scan of every fact. */
 async function expectMatchesFiles(index: WorkspaceFacts, context: string): Promise<void> {
-  const fresh = new WorkspaceFacts(ws());
-  await fresh.refresh(TODAY);
+  const fresh = await indexedToday();
   const facts = scan();
   expect(fresh.size, context).toBe(facts.length);
   expect(index.size, context).toBe(facts.length);
@@ -146,8 +151,7 @@ async function runSequence(seed: number, steps: number): Promise<void> {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rng() * items.length)];
   // Not a day file: never indexed.
   fs.writeFileSync(path.join(ws(), "memory", "notes.md"), `${factLine(pick(STATEMENTS))}\n`);
-  const index = new WorkspaceFacts(ws());
-  await index.refresh(TODAY);
+  const index = await indexedToday();
   // Whether a file changed behind the index's back since its last refresh.
   let changedByOthers = false;
   for (let step = 0; step < steps; step++) {
@@ -231,8 +235,7 @@ async function runSequence(seed: number, steps: number): Promise<void> {
     const context = `seed ${seed}, step ${step} (${op} ${day})`;
     if (ours) {
       // The file the capture just wrote (or synced) is right in the index at once, whatever others did elsewhere.
-      const fresh = new WorkspaceFacts(ws());
-      await fresh.refresh(TODAY);
+      const fresh = await indexedToday();
       for (const { statement, shape } of PROBES) {
         expect(answer(index.relate(shape, false, file)), `${context}: "${statement}" in the file written`).toEqual(answer(fresh.relate(shape, false, file)));
       }
@@ -273,8 +276,7 @@ describe("a refresh reads a file only when it changed, and an appended file from
     touch(file);
     fs.writeFileSync(fileOf("2026-11-23"), `${factLine("the dentist is on Tuesday")}\n`);
     touch(fileOf("2026-11-23"));
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const index = await indexedToday();
     expect(readsSince().sort()).toEqual([["2026-11-23", 0], [TODAY, 0]]);
     passRecheckInterval();
     await index.refresh(TODAY);
@@ -320,8 +322,7 @@ describe("a refresh reads a file only when it changed, and an appended file from
     const file = fileOf(TODAY);
     fs.writeFileSync(file, `${factLine("my locker code is 4312")}\n`);
     touch(file);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const index = await indexedToday();
     readsSince();
     const ourAppend = (statement: string, byOthersBeforeTheStat = "") => {
       const text = fs.readFileSync(file, "utf8");
@@ -366,8 +367,7 @@ describe("a refresh reads a file only when it changed, and an appended file from
   it("an older day file is looked at again once the recheck interval has passed; today's at every refresh", async () => {
     const older = fileOf("2026-11-23");
     fs.writeFileSync(older, `${factLine("my locker code is 4312")}\n`);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const index = await indexedToday();
     fs.appendFileSync(older, `${factLine("the boat is called Wren")}\n`);
     fs.writeFileSync(fileOf(TODAY), `${factLine("the dentist is on Tuesday")}\n`);
     vi.setSystemTime(Date.now() + OLDER_RECHECK_MS - 1);
@@ -394,8 +394,7 @@ describe("files the index cannot read", () => {
       const older = fileOf("2026-11-24");
       fs.writeFileSync(file, `${factLine("my locker code is 4312")}\n`);
       fs.writeFileSync(older, `${factLine("the boat is called Wren")}\n`);
-      const index = new WorkspaceFacts(ws());
-      await index.refresh(TODAY);
+      const index = await indexedToday();
       expect(index.size).toBe(2);
       // Synced from the text (as under the lock), then replaced by a link to a longer file outside.
       index.syncText(file, TODAY, fs.readFileSync(file, "utf8"), true);
@@ -418,8 +417,7 @@ describe("our own rewrite when the index does not hold what the file held", () =
     const file = fileOf(TODAY);
     const [a, b, c] = ["my locker code is 4312", "the boat is called Wren", "the dentist is on Tuesday"].map((statement) => factLine(statement));
     fs.writeFileSync(file, `${a}\n${b}\n${c}\n`);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const index = await indexedToday();
     // Another writer removed two lines meanwhile; the capture rewrites the first from the file as it is.
     const marked = factLine("my locker code is 4312", true);
     fs.writeFileSync(file, `${marked}\n`);
@@ -442,8 +440,7 @@ describe("the 1 MiB bound of a day file", () => {
     const filler = `${"x".repeat(1023)}\n`.repeat(1024 - 2);
     fs.writeFileSync(file, `${factLine("my locker code is 4312")}\n${filler}`);
     touch(file);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const index = await indexedToday();
     await expectMatchesFiles(index, "near the bound");
     for (const [i, statement] of ["the boat is called Wren", "the dentist is on Tuesday", "Alice works on the mobile app", "the gym is open on Friday", "dentist Friday 3pm"].entries()) {
       if (i % 2 === 0) {
@@ -469,8 +466,7 @@ describe("the 1 MiB bound of a day file", () => {
 describe("a correction naming an attribute, its value and a few more words", () => {
   it("up to four keys it is looked up by the attribute among today's and yesterday's facts", async () => {
     fs.writeFileSync(fileOf("2026-11-24"), `${factLine("my sailboat is moored at slip 14 in Sausalito")}\n`);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const index = await indexedToday();
     // Four keys (moored, slip, 22, sailboat), sharing no other key with the fact: found by "slip" alone.
     expect(analyse("moored slip 22 for the sailboat").keys).toHaveLength(4);
     expect(index.relate(analyse("moored slip 22 for the sailboat"), true)).toMatchObject({ how: "change", fact: { statement: "my sailboat is moored at slip 14 in Sausalito" } });
@@ -481,16 +477,14 @@ describe("a correction naming an attribute, its value and a few more words", () 
 describe("relate over the keys a fact is filed under", () => {
   it("finds a repeat of values said in another order, and a correction of a short statement's two last words", async () => {
     fs.writeFileSync(fileOf(TODAY), `${factLine("5580 4312 6671 1111")}\n${factLine("dentist Tuesday morning")}\n`);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const index = await indexedToday();
     expect(index.relate(analyse("4312 5580 6671 1111"), false)).toMatchObject({ how: "repeat", fact: { statement: "5580 4312 6671 1111" } });
     expect(index.relate(analyse("dentist Friday evening"), true)).toMatchObject({ how: "change", fact: { statement: "dentist Tuesday morning" } });
   });
 
   it("within a day a repeat comes before a change on a later line", async () => {
     fs.writeFileSync(fileOf(TODAY), `${factLine("my locker code is 4312")}\n${factLine("my locker code is 5580")}\n`);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const index = await indexedToday();
     expect(index.relate(analyse("my locker code is 4312"), false)).toMatchObject({ how: "repeat", fact: { statement: "my locker code is 4312" } });
     expect(index.relate(analyse("my locker code is 6671"), false)).toMatchObject({ how: "change", fact: { statement: "my locker code is 5580" } });
   });
