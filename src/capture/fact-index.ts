@@ -24,7 +24,7 @@ export const MEMORY_DIR = "memory";
 /** Older day files searched for a repeat or an outdated value (newest first). */
 export const MAX_DEDUPE_FILES = 30;
 /** Bytes of one day file the index reads; captured lines after that are not seen. */
-const MAX_INDEXED_DAY_FILE_BYTES = 1024 * 1024;
+export const MAX_INDEXED_DAY_FILE_BYTES = 1024 * 1024;
 /** Workspaces kept indexed at once (least recently used goes first). */
 export const MAX_INDEXED_WORKSPACES = 4;
 /** Characters at the end of what was read that must still be there for a file to count as appended to. */

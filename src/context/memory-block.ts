@@ -12,6 +12,7 @@ import type { HygieneConfig } from "../memory/config-md.ts";
 import { CLOSED_CORRECTION_STATUSES, CORRECTIONS_FILE_NAME, correctionStatement, parseCorrections } from "../capture/corrections.ts";
 import type { CorrectionEntry } from "../capture/corrections.ts";
 import { isSupersededEntry } from "../capture/capture.ts";
+import { MAX_INDEXED_DAY_FILE_BYTES } from "../capture/fact-index.ts";
 import { isSecretEntry } from "../memory/secrets.ts";
 import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts";
 import type { MemoryEntry } from "../memory/confidence.ts";
@@ -38,12 +39,6 @@ import { memoryEntriesOf } from "../memory/growing-entries.ts";
 // Every file read is bounded; workspace text is untrusted and goes through renderMemoryText.
 
 const MAX_SLOT_FILE_BYTES = 256 * 1024;
-/**
- * A day file is read up to the bound the capture compares with (src/capture/fact-index.ts): its
- * newest notes are at its end, and a busy day of captures passes 256 KiB. Parsed once per change
- * (src/memory/growing-entries.ts).
- */
-const MAX_DAY_FILE_BYTES = 1024 * 1024;
 const MAX_RECENT_FILES = 16;
 /**
  * Recent-memory items gathered per turn, newest first: far more than the slot (or the whole block)
@@ -149,7 +144,9 @@ export async function recentMemoryItems(
   for (const name of files) {
     if (items.length >= MAX_RECENT_ITEMS) break;
     const file = path.join(dir, name);
-    const read = await readRegularFile(file, { maxBytes: MAX_DAY_FILE_BYTES, root: workspaceDir, truncate: true });
+    // Up to the bound the capture compares with: a day file's newest notes are at its end, and a
+    // busy day of captures passes 256 KiB. Parsed once per change (src/memory/growing-entries.ts).
+    const read = await readRegularFile(file, { maxBytes: MAX_INDEXED_DAY_FILE_BYTES, root: workspaceDir, truncate: true });
     if (!read.ok) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
     const text = read.bytes.toString("utf8");
     if (!text) continue;
