@@ -87,6 +87,11 @@ export type LanguageRules = {
   reportedBefore: RegExp;
   /** Before the trigger: a hypothetical ("if I ever say", "假如", "angenommen"). */
   hypotheticalBefore: RegExp;
+  /**
+   * Right before a clause trigger: a question word that makes the clause the object of a question
+   * ("remind me what we decided", "ce qu'on a décidé"): the message asks what was agreed.
+   */
+  askedBefore: RegExp;
   /** Before the trigger: the speaker remembering, not asking ("I'll remember that", "我记住了"). */
   selfBefore: RegExp;
   /** Right after "remember that/this": a moment shared, not a fact ("remember that time we …"). */
@@ -135,6 +140,7 @@ export const RULES: Record<Lang, LanguageRules> = {
     reportedBefore:
       /\b(?!i\b|we\b)[\p{L}'’]+\s+(?:(?:always|just|then|also|kept|keeps|once|even|literally|has|had|was|would)\s+)?(?:said|says|saying|told|tells|wrote|writes|texted|texts|messaged|emailed|asked|asks|replied|reminded)\b/iu,
     hypotheticalBefore: /\b(?:if|what if|suppose|supposing|imagine|pretend|hypothetically|let's say|lets say|in case|whenever|unless)\b/i,
+    askedBefore: /\b(?:what|whatever|whether|how|why|when|where|which|who|whom)\b(?:\s+\S+){0,2}\s*$/i,
     selfBefore:
       /\b(?:(?:i|we|i'll|we'll|i'd|we'd|he|she|they)(?:\s+(?:will|would|can|can't|cannot|could|do|don't|did|didn't|still|always|also|just|really|totally|definitely|probably|never|try to|want to|need to|have to|might|may|should|must))*|you(?:'ll)?(?:\s+(?:will|would|can|do|did|still|always|also|just|really|never|might|may))*)\s*$/i,
     reminiscenceAfter: /^\s*(?:time|times|day|days|night|week|weekend|summer|winter|spring|autumn|fall|year|trip|party|evening|morning|afternoon|place|guy|girl|song|movie|restaurant|one)\b/i,
@@ -160,6 +166,7 @@ export const RULES: Record<Lang, LanguageRules> = {
     request: /请|帮我|能不能|能否|可不可以|可以|麻烦/,
     reportedBefore: /(?<![我你])(?:说|讲|告诉我|告诉他|告诉她|写道|提醒我|叫我|让我)[:：,，\s]*$/,
     hypotheticalBefore: /如果|假如|假设|要是|万一|假使|倘若|想象|设想/,
+    askedBefore: /(?!)/,
     selfBefore: /(?<![帮给替为让叫])我(?:会|要|能|得|已经|一定|都|也|肯定|就)*\s*$/,
     reminiscenceAfter: /^(?:那次|那天|那时|当时)/,
     leadingFiller: /^(?:[\s,;:：，、。—–-]+|这个|这件事|一下|下来|好了|了)+/,
@@ -183,6 +190,7 @@ export const RULES: Record<Lang, LanguageRules> = {
     request: /\b(?:puedes|podrías|podría|puede|podéis)\b/i,
     reportedBefore: /\b(?:dijo|dice|dijeron|decía|escribió|comentó|repetía|pidió|me dijo)\b/i,
     hypotheticalBefore: /\b(?:si|supongamos|suponiendo|imagina|imagínate|hipotéticamente|pongamos que)\b/i,
+    askedBefore: /(?<![\wÀ-ÿ])(?:qué|cuándo|dónde|cómo|cuál|cuáles|quién|quiénes|por qué|lo que)(?![\wÀ-ÿ])(?:\s+\S+){0,2}\s*$/i,
     selfBefore: /\b(?:yo)\s*$/i,
     reminiscenceAfter: /^\s*(?:cuando|aquella|aquel)\b/i,
     leadingFiller: /^(?:[\s,;:—–-]+|(?:que|de que|esto|por favor|también)\b)+/i,
@@ -204,6 +212,7 @@ export const RULES: Record<Lang, LanguageRules> = {
     request: /\b(?:kannst du|könntest du|können sie|könnten sie)\b/i,
     reportedBefore: /\b(?:sagte|sagt|gesagt|schrieb|geschrieben|meinte|gemeint)\b/i,
     hypotheticalBefore: /\b(?:wenn|falls|angenommen|stell dir vor|stellen sie sich vor|hypothetisch|was wäre)\b/i,
+    askedBefore: /\b(?:was|ob|wie|warum|wann|wo|welche[nmrs]?)\b(?:\s+\S+){0,2}\s*$/i,
     selfBefore: /\b(?:ich|wir)\s*$/i,
     reminiscenceAfter: /^\s*(?:als|wie wir)\b/i,
     leadingFiller: /^(?:[\s,;:—–-]+|(?:dass|bitte|auch|mal|folgendes)\b)+/i,
@@ -225,6 +234,7 @@ export const RULES: Record<Lang, LanguageRules> = {
     request: /\b(?:peux-tu|pourrais-tu|pouvez-vous|pourriez-vous|tu peux|tu pourrais)\b/i,
     reportedBefore: /\b(?:a dit|m'a dit|dit|disait|répète|répétait)\b|(?<![\wÀ-ÿ])(?:a )?écrit\b/i,
     hypotheticalBefore: /\b(?:si|imagine|imaginons|suppose|supposons|admettons|hypothétiquement|et si)\b/i,
+    askedBefore: /(?:\bce qu'|(?<![\wÀ-ÿ])(?:ce que|comment|pourquoi|quand|où|quels?|quelles?)(?![\wÀ-ÿ])(?:\s+\S+){0,2}\s*)$/i,
     selfBefore: /\b(?:je|j'|nous|on)\s*$/i,
     reminiscenceAfter: /^\s*(?:quand|la fois|le jour)\b/i,
     leadingFiller: /^(?:[\s,;:—–-]+|(?:que|qu'|de|d'|ceci|ça|cela|bien)(?=[\s,:]|$)|qu'|d')+/i,

@@ -59,7 +59,14 @@ export const BUILTIN_PATTERNS: readonly TriagePattern[] = [
   builtin("remember-when-i-said", RECALL, "high", /\bremember when i said/i),
   builtin("i-mentioned", RECALL, "high", /\bi mentioned (this|that|it) (before|earlier|already|yesterday|last)/i),
   builtin("no-i-said", RECALL, "high", /\bno,? (i said|it's|it was|my)/i),
-  builtin("how-many-times", RECALL, "high", /\bhow many times/i),
+  // The spec's bare "how many times" also fires on plain questions ("How many times should we retry
+  // the camera?"): only the speaker's complaint about repeating themselves is a recall failure.
+  builtin(
+    "how-many-times",
+    RECALL,
+    "high",
+    /\bhow many times (?:do|did|have|must|will|am|should) i (?:(?:have|need|got|going) to |gotta )?(?:tell|told|say|said|ask|asked|explain|explained|remind|reminded|mention|mentioned|repeat|repeated)\b/i,
+  ),
   builtin("dont-you-remember", RECALL, "high", /\bdon't you remember/i),
   builtin(
     "zh-already-told",

@@ -105,7 +105,8 @@ function innermost(sentence: string, found: Found, triggers: readonly Trigger[])
 }
 
 /**
- * Why a trigger in this sentence does not ask to keep a fact: it is negated, asked, someone else's,
+ * Why a trigger in this sentence does not ask to keep a fact: it is negated, asked (the sentence,
+ * or a clause trigger after a question word: "remind me what we decided"), someone else's,
  * hypothetical, the speaker remembering ("I'll remember that"), or a moment shared ("remember that
  * time we …"). Undefined when it does ask.
  */
@@ -116,6 +117,7 @@ function notMeant(sentence: string, found: Found): string | undefined {
   if (rules.negatedBefore.test(before) || rules.negatedAfter.test(after)) return "negated";
   if (rules.reportedBefore.test(before)) return "reported";
   if (rules.hypotheticalBefore.test(before)) return "hypothetical";
+  if (found.trigger.shape === "clause" && rules.askedBefore.test(before)) return "question";
   if (rules.request.test(before)) return undefined;
   if (rules.question.test(sentence)) return "question";
   if (rules.selfBefore.test(before)) return "self";

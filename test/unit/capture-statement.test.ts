@@ -114,8 +114,20 @@ describe("extractFacts: what is not asked", () => {
     ["a trigger inside code", "look: `remember that x is 1`"],
     ["a trigger inside a quote", 'He wrote "remember that the code is 1111" in the chat'],
     ["someone else's lines after 'X wrote:'", "Tom wrote:\nremember that the tickets are on Saturday"],
+    ["what was agreed, asked without a question mark", "Remind me what we decided about the restaurant list for Saturday"],
+    ["what was agreed, asked, a word between", "Tell me what exactly we agreed on for the budget"],
+    ["what the plan is, asked", "I forgot where the plan is written down"],
+    ["what was agreed, asked, Spanish", "Recuérdame qué hemos decidido para la cena"],
+    ["what was agreed, asked, French", "Rappelle-moi ce qu'on a décidé pour samedi"],
   ])("%s", (_case, text) => {
     expect(extractFacts(text)).toEqual([]);
+  });
+
+  it("a clause trigger is still a fact where no question word comes before it", () => {
+    expect(statements("Remind me: we decided to book the Italian place on Saturday")).toEqual(["we decided to book the Italian place on Saturday"]);
+    expect(statements("So we agreed that the budget is 500 euros")).toEqual(["we agreed that the budget is 500 euros"]);
+    expect(statements("Hemos decidido que la cena es el sábado")).toEqual(["Hemos decidido que la cena es el sábado"]);
+    expect(statements("On a décidé que le dîner est samedi")).toEqual(["On a décidé que le dîner est samedi"]);
   });
 
   it("a polite request is asked even with a question mark; 'you' alone is not the speaker remembering", () => {

@@ -69,6 +69,17 @@ describe("built-in triage patterns (spec §7 + Chinese corrections)", () => {
     expect(scanMessage(message).matches.filter((m) => m.class !== "memory_trigger")).toEqual([]);
   });
 
+  it.each([
+    ["How many times have I told you the gate code?", true],
+    ["How many times am I going to tell you this", true],
+    ["how many times did I say no meetings on Friday", true],
+    ["How many times should we retry the porch camera before alerting?", false],
+    ["How many times do I need to run the migration?", false],
+    ["how many times did the camera fail last week", false],
+  ])("how-many-times is the speaker repeating themselves, not any count: %s → %s", (message, recall) => {
+    expect(scanMessage(message).matches.some((m) => m.id === "how-many-times")).toBe(recall);
+  });
+
   it("classes and confidences follow the spec", () => {
     expect(scanMessage("you forgot").matches).toEqual([{ id: "you-forgot", class: "recall_failure", confidence: "high", phrase: "you forgot" }]);
     expect(scanMessage("actually, the meeting is at 3").matches[0]).toMatchObject({ class: "soft_correction", confidence: "medium" });
