@@ -3,7 +3,7 @@ import { getLogger } from "../core/log.ts";
 import { RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { canWriteIntoWorkspace } from "../fs/workspace-guard.ts";
-import { redactSecrets } from "../memory/secrets.ts";
+import { redactSecretsByLine } from "../memory/secrets.ts";
 
 // <workspace>/ETHOS_CONTEXT.md: what the model was given this turn, for operators and for
 // tools that read the story-007 file. Core does not load it (it is not one of the six bootstrap
@@ -25,7 +25,7 @@ export function writeContextFile(workspaceDir: string, content: string): Promise
   const next = previous
     .then(async () => {
       // An operator's copy: a secret's value, kept or not in memory, is never written here.
-      if (await canWriteIntoWorkspace(workspaceDir, "ETHOS_CONTEXT.md")) await writeFileAtomic(file, redactSecrets(content));
+      if (await canWriteIntoWorkspace(workspaceDir, "ETHOS_CONTEXT.md")) await writeFileAtomic(file, redactSecretsByLine(content));
     })
     .catch((error: unknown) => log().warn({ file, err: (error as Error).message }, "could not write ETHOS_CONTEXT.md"));
   queues.set(file, next);

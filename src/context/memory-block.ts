@@ -16,7 +16,7 @@ import { MAX_INDEXED_DAY_FILE_BYTES } from "../capture/fact-index.ts";
 import { isSecretEntry } from "../memory/secrets.ts";
 import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts";
 import type { MemoryEntry } from "../memory/confidence.ts";
-import { memoryEntriesOf } from "../memory/growing-entries.ts";
+import { dayFileEntries } from "../memory/day-file-entries.ts";
 
 // The turn's block through the §6 assembler (persistent memory spec §6):
 //   1 Identity (SOUL.md), 2 Operator profile (USER.md), 7 Long-term memory (MEMORY.md): OpenClaw's
@@ -145,14 +145,12 @@ export async function recentMemoryItems(
     if (items.length >= MAX_RECENT_ITEMS) break;
     const file = path.join(dir, name);
     // Up to the bound the capture compares with: a day file's newest notes are at its end, and a
-    // busy day of captures passes 256 KiB. Parsed once per change (src/memory/growing-entries.ts).
-    const read = await readRegularFile(file, { maxBytes: MAX_INDEXED_DAY_FILE_BYTES, root: workspaceDir, truncate: true });
-    if (!read.ok) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
-    const text = read.bytes.toString("utf8");
-    if (!text) continue;
+    // busy day of captures passes 256 KiB. Read and parsed once per change (src/memory/day-file-entries.ts).
+    const read = await dayFileEntries(file, workspaceDir, MAX_INDEXED_DAY_FILE_BYTES);
+    if (!read) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
     const day = DAILY_FILE.exec(name)![1];
     const timestamp = new Date(Math.min(read.mtimeMs, now.getTime()));
-    const entries = memoryEntriesOf(file, text);
+    const { entries } = read;
     // Later entries in a day file are newer: read from the end.
     for (let position = entries.length; position >= 1 && items.length < MAX_RECENT_ITEMS; position--) {
       const entry = entries[position - 1];
@@ -244,12 +242,13 @@ export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<Memo
     if (excluded?.has(hit.id)) continue;
     const body = renderMemoryText(hit.text, snippet);
     if (!body) continue;
-    const twin = hitBodies.get(normalise(body));
+    const words = normalise(body);
+    const twin = hitBodies.get(words);
     if (twin !== undefined) {
       moved.set(hit.id, twin); // the same words in two files: one memory
       continue;
     }
-    hitBodies.set(normalise(body), hit.id);
+    hitBodies.set(words, hit.id);
     hits.push({ id: hit.id, text: hit.date ? `- [${hit.date}] ${body}` : `- ${body}` });
   }
   // A recent note the search also found is shown as the hit (it answers this turn's question); the

@@ -12,7 +12,7 @@ import path from "node:path";
 
 type SafeReadFailure = "missing" | "outside-root" | "over-cap" | "not-a-file" | "unreadable";
 
-type SafeReadOk = { ok: true; path: string; realPath: string; bytes: Buffer; truncated: boolean; mtimeMs: number; size: number; ino: number };
+type SafeReadOk = { ok: true; path: string; realPath: string; bytes: Buffer; truncated: boolean; mtimeMs: number; ctimeMs: number; size: number; ino: number; dev: number };
 export type SafeReadResult = SafeReadOk | { ok: false; path: string; reason: SafeReadFailure; detail?: string };
 
 export type SafeReadOptions = {
@@ -104,7 +104,7 @@ function resultAfterRead(read: { lexical: string; target: string; buffer: Buffer
   const { lexical, target, buffer, filled, stat } = read;
   const truncated = filled > options.maxBytes;
   if (truncated && !options.truncate) return { ok: false, path: lexical, reason: "over-cap", detail: `> ${options.maxBytes} bytes` };
-  return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, Math.min(filled, options.maxBytes)), truncated, mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
+  return { ok: true, path: lexical, realPath: target, bytes: buffer.subarray(0, Math.min(filled, options.maxBytes)), truncated, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, dev: stat.dev };
 }
 
 /**

@@ -1,5 +1,6 @@
 import cardValidator from "card-validator";
 import { isValidIBAN } from "ibantools";
+import { boundedMemo } from "../core/memo.ts";
 
 // Secrets in memory text: passwords, PINs, API keys and tokens, card numbers and account numbers.
 // The capture stores "my email password is [password withheld]" instead of the value, every
@@ -241,6 +242,18 @@ export function redactSecrets(text: string): string {
   let out = text;
   for (const span of findSecrets(text).reverse()) out = `${out.slice(0, span.start)}${withheldMarker(span.kind)}${out.slice(span.end)}`;
   return out;
+}
+
+const redactedLine = boundedMemo(4096, redactSecrets);
+
+/**
+ * redactSecrets for a text of many lines that come back again and again (the turn's memory block,
+ * written to ETHOS_CONTEXT.md every turn): each line's result is kept. Only a PEM private key runs
+ * across lines (every other value ends at its line), so a text with one is redacted whole.
+ */
+export function redactSecretsByLine(text: string): string {
+  if (text.includes("-----BEGIN")) return redactSecrets(text);
+  return text.split("\n").map(redactedLine).join("\n");
 }
 
 /** The kinds of secret in `text` (for log lines, which never carry the value). */

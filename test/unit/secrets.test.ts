@@ -2,7 +2,8 @@
 // or account number, and what only looks like one (dates, phone numbers, prices, slip numbers,
 // versions, a locker code).
 import { describe, expect, it } from "vitest";
-import { findSecrets, isSecretEntry, redactSecrets, secretKinds, withheldMarker, withoutWithheldMarkers } from "../../src/memory/secrets.ts";
+import { findSecrets, isSecretEntry, redactSecrets, redactSecretsByLine, secretKinds, withheldMarker, withoutWithheldMarkers } from "../../src/memory/secrets.ts";
+import { seededRandom } from "../../bench/scale/vault.ts";
 
 // [text, what it reads with the value withheld]
 const SECRETS: [string, string][] = [
@@ -110,5 +111,30 @@ describe("secrets: what only looks like one", () => {
     expect(findSecrets(text)).toEqual([]);
     expect(redactSecrets(text)).toBe(text);
     expect(isSecretEntry(text)).toBe(false);
+  });
+});
+
+describe("secrets: a block redacted line by line", () => {
+  const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx4Uo\nq8hQk2d9\n-----END RSA PRIVATE KEY-----";
+
+  it("reads as the whole text redacted at once, for blocks made of the table's lines (seeded)", () => {
+    const random = seededRandom(11);
+    const pieces = [...SECRETS.map(([text]) => text), ...NOT_SECRETS, "", "  ", "- [2026-11-27] my locker code is 4312", "pwd", "hunter2 and more", "PIN:", " 0815"];
+    for (let round = 0; round < 300; round++) {
+      const lines = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]);
+      const text = lines.join(random() < 0.5 ? "\n" : "\n\n");
+      expect(redactSecretsByLine(text), text).toBe(redactSecrets(text));
+      // The second time comes from the kept lines.
+      expect(redactSecretsByLine(text), text).toBe(redactSecrets(text));
+    }
+  });
+
+  it("a private key, which runs across lines, is withheld whole", () => {
+    const text = `## Memory\n- the deploy key:\n${PEM}\n- my locker code is 4312`;
+    const redacted = redactSecretsByLine(text);
+    expect(redacted).toBe(redactSecrets(text));
+    expect(redacted).not.toContain("MIIEowIBAAKCAQEAx4Uo");
+    expect(redacted).not.toContain("q8hQk2d9");
+    expect(redacted).toContain("my locker code is 4312");
   });
 });
