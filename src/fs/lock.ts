@@ -221,8 +221,9 @@ async function removeOwner(file: string, token: string): Promise<void> {
   try {
     // Stryker disable next-line StringLiteral: any text without the owner lines parses to null, as "" does
     const current = parseOwner((await readRegularText(ownerPathFor(file), { maxBytes: MAX_OWNER_BYTES })) ?? "");
-    // Stryker disable next-line OptionalChaining,ObjectLiteral,BooleanLiteral: a throw (null owner, file gone) is caught below with the same effect
-    if (current?.token === token) await fs.rm(ownerPathFor(file), { force: true });
+    // unlink, not rm: rm walks the path in JavaScript (an lstat first), and this runs on every write.
+    // Stryker disable next-line OptionalChaining: a throw (null owner) is caught below with the same effect
+    if (current?.token === token) await fs.unlink(ownerPathFor(file));
   } catch {
     // already gone
   }
