@@ -198,6 +198,8 @@ export type BurstResult = {
   missedWait: number;
   slowestTurnMs: number;
   holdMs: number;
+  /** Control rows only (no captures): the process's CPU time per turn, which load inflates less than wall time. */
+  turnCpuMs: number;
 };
 
 /**
@@ -256,6 +258,7 @@ export async function measureBurst(options: { facts?: number; burst?: number; tu
     const delay = monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
     const started = performance.now();
+    const cpuStarted = process.cpuUsage();
     let landed = false;
     const captures = Promise.all(
       statements.map((content, i) =>
@@ -271,6 +274,7 @@ export async function measureBurst(options: { facts?: number; burst?: number; tu
     await captures;
     const burstSeconds = (performance.now() - started) / 1000;
     const asked = await Promise.all(turns);
+    const cpu = process.cpuUsage(cpuStarted);
     delay.disable();
     await flushContextFileWrites();
 
@@ -291,6 +295,7 @@ export async function measureBurst(options: { facts?: number; burst?: number; tu
       missedWait: timeouts + Math.max(0, asked.length - delivered - explained),
       slowestTurnMs: Math.max(...asked.map((t) => t.ms)),
       holdMs: delay.max / 1e6,
+      turnCpuMs: burst === 0 ? (cpu.user + cpu.system) / 1000 / asked.length : Number.NaN,
     };
     options.log?.(`capture burst: ${burst} captures next to ${size} facts, ${lost} lost, ${result.missedWait} of ${result.turns} turns missed their wait`);
     return result;
@@ -304,7 +309,7 @@ export async function measureBurst(options: { facts?: number; burst?: number; tu
 
 export function burstTable(rows: readonly BurstResult[]): string {
   return markdownTable(
-    ["captured facts", "captures at once", "lost", "burst landed in", "turns during the burst", "turns with memory", "turns that missed their wait", "slowest turn", "longest event-loop delay"],
-    rows.map((r) => [r.facts.toLocaleString("en-US"), r.captures, r.lost, `${r.burstSeconds.toFixed(1)} s`, r.turns, r.delivered, r.missedWait, `${r.slowestTurnMs.toFixed(0)} ms`, `${r.holdMs.toFixed(0)} ms`]),
+    ["captured facts", "captures at once", "lost", "burst landed in", "turns during the burst", "turns with memory", "turns that missed their wait", "slowest turn", "longest event-loop delay", "CPU per turn (control)"],
+    rows.map((r) => [r.facts.toLocaleString("en-US"), r.captures, r.lost, `${r.burstSeconds.toFixed(1)} s`, r.turns, r.delivered, r.missedWait, `${r.slowestTurnMs.toFixed(0)} ms`, `${r.holdMs.toFixed(0)} ms`, Number.isNaN(r.turnCpuMs) ? "-" : `${r.turnCpuMs.toFixed(1)} ms`]),
   );
 }

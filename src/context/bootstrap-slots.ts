@@ -5,7 +5,7 @@ import { hostPreHookNames, hostVersionFor } from "../bootstrap/host-filters.ts";
 import { fileSetFor } from "../bootstrap/policy.ts";
 import { policyForConfig } from "../bootstrap/run.ts";
 import { CHARS_PER_TOKEN } from "../core/tokens.ts";
-import { readRegularFile } from "../fs/safe-read.ts";
+import { readKeptText } from "../fs/kept-text.ts";
 import type { OpenClawConfig } from "../host/events.ts";
 import { hookEnabled } from "../host/hook-config.ts";
 import { HOOK_KEYS } from "../host/ids.ts";
@@ -47,8 +47,9 @@ export async function bootstrapSlotTokens(workspaceDir: string, shape: Bootstrap
       const name = SLOT_FILES[slot];
       if (!shape.files.includes(name)) return { name, path: "" };
       const file = path.join(workspaceDir, name);
-      const read = await readRegularFile(file, { maxBytes: MAX_BOOTSTRAP_READ_BYTES, root: workspaceDir, truncate: true });
-      return read.ok ? { name, path: file, content: read.bytes.toString("utf8") } : { name, path: "" };
+      // Unchanged files are answered by a stat (kept-text.ts): this runs on every turn.
+      const read = await readKeptText(file, { root: workspaceDir, maxBytes: MAX_BOOTSTRAP_READ_BYTES });
+      return read.ok ? { name, path: file, content: read.text } : { name, path: "" };
     }),
   );
   // Core's per-file caps (USER.md 4,000 chars) and its total cap, as it injects them.

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { readRegularFile } from "../fs/safe-read.ts";
 import { folderNames } from "../fs/folder-names.ts";
 import { createHash } from "node:crypto";
 import { assembleContext, factKey, shownAs } from "./assembler.ts";
@@ -16,7 +15,8 @@ import { MAX_INDEXED_DAY_FILE_BYTES } from "../capture/fact-index.ts";
 import { isSecretEntry } from "../memory/secrets.ts";
 import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts";
 import type { MemoryEntry } from "../memory/confidence.ts";
-import { dayFileEntries } from "../memory/day-file-entries.ts";
+import { memoryEntriesOf } from "../memory/growing-entries.ts";
+import { readKeptText } from "../fs/kept-text.ts";
 
 // The turn's block through the §6 assembler (persistent memory spec §6):
 //   1 Identity (SOUL.md), 2 Operator profile (USER.md), 7 Long-term memory (MEMORY.md): OpenClaw's
@@ -82,8 +82,8 @@ export type MemoryBlockResult = AssemblerResult & {
 
 /** A workspace file's text through the shared safe reader (regular file, contained, bounded); null when unusable. */
 async function readBounded(file: string, workspaceDir: string): Promise<string | null> {
-  const read = await readRegularFile(file, { maxBytes: MAX_SLOT_FILE_BYTES, root: workspaceDir, truncate: true });
-  if (read.ok) return read.bytes.toString("utf8");
+  const read = await readKeptText(file, { root: workspaceDir, maxBytes: MAX_SLOT_FILE_BYTES });
+  if (read.ok) return read.text;
   if (read.reason === "missing") return null;
   throw new Error(`${path.basename(file)}: ${read.reason}${read.detail ? ` (${read.detail})` : ""}`);
 }
@@ -95,6 +95,19 @@ function quotedExcerpt(entry: CorrectionEntry): string {
     .filter((line) => line.startsWith(">"))
     .map((line) => line.replace(/^>[ \t]?/, ""))
     .join(" ");
+}
+
+/**
+ * The items of the last CORRECTIONS.md text seen: an unchanged file comes back as the same string
+ * (kept-text.ts), so it is not parsed again on every turn. The items are never modified downstream.
+ */
+let lastCorrections: { markdown: string; maxSnippetChars: number; items: readonly SlotItem[] } | undefined;
+
+function keptCorrectionItems(markdown: string, maxSnippetChars: number): SlotItem[] {
+  if (lastCorrections?.markdown !== markdown || lastCorrections.maxSnippetChars !== maxSnippetChars) {
+    lastCorrections = { markdown, maxSnippetChars, items: correctionItems(markdown, maxSnippetChars) };
+  }
+  return [...lastCorrections.items];
 }
 
 /** Open CORRECTIONS.md entries as assembler items (verified / re-embedded flags kept for ordering). */
@@ -145,12 +158,13 @@ export async function recentMemoryItems(
     if (items.length >= MAX_RECENT_ITEMS) break;
     const file = path.join(dir, name);
     // Up to the bound the capture compares with: a day file's newest notes are at its end, and a
-    // busy day of captures passes 256 KiB. Read and parsed once per change (src/memory/day-file-entries.ts).
-    const read = await dayFileEntries(file, workspaceDir, MAX_INDEXED_DAY_FILE_BYTES);
-    if (!read) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
+    // busy day of captures passes 256 KiB. Read and parsed once per change (src/fs/kept-text.ts,
+    // src/memory/growing-entries.ts).
+    const read = await readKeptText(file, { root: workspaceDir, maxBytes: MAX_INDEXED_DAY_FILE_BYTES });
+    if (!read.ok) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
     const day = DAILY_FILE.exec(name)![1];
     const timestamp = new Date(Math.min(read.mtimeMs, now.getTime()));
-    const { entries } = read;
+    const entries = memoryEntriesOf(file, read.text);
     // Later entries in a day file are newer: read from the end.
     for (let position = entries.length; position >= 1 && items.length < MAX_RECENT_ITEMS; position--) {
       const entry = entries[position - 1];
@@ -219,7 +233,7 @@ export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<Memo
   let recent: SlotItem[] = [];
   if (input.include?.corrections !== false && config.corrections_tokens > 0) {
     try {
-      corrections = correctionItems((await readBounded(path.join(input.workspaceDir, CORRECTIONS_FILE_NAME), input.workspaceDir)) ?? "", snippet);
+      corrections = keptCorrectionItems((await readBounded(path.join(input.workspaceDir, CORRECTIONS_FILE_NAME), input.workspaceDir)) ?? "", snippet);
     } catch (error) {
       errors.push(`corrections: ${(error as Error).message}`);
     }
