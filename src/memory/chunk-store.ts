@@ -75,7 +75,7 @@ const NO_DATE = 0;
  * Slots scored at a time in a search: the slice's scores, lengths and flags stay in the CPU cache
  * while every query term adds to them (at 100k chunks, the whole score array does not).
  */
-const SCORE_SLICE = 16384;
+const SCORE_SLICE = 4096;
 
 /** One query term's postings a search walks: packed ones [next, end), then recent (slot, tf) pairs [recentNext, recentEnd). */
 type TermWalk = { idf: number; next: number; end: number; recent: readonly number[]; recentNext: number; recentEnd: number };

@@ -59,9 +59,9 @@ function plainSearch(store: ChunkStore<number>, queryTerms: readonly string[], l
 }
 
 /**
- * A store of more than two score slices (16384 slots each): files of up to 400 chunks, packed by a
- * search at 31k slots; then some deleted and more added past the slice boundary at 32768 (postings
- * added since the pack), the last one grown in place.
+ * A store of many score slices (4096 slots each): files of up to 400 chunks, packed by a search
+ * at 31k slots; then some deleted and more added past the slice boundary at 32768 (postings added
+ * since the pack), the last one grown in place.
  */
 function randomStore(random: Random, options: { deletes: boolean }): ChunkStore<number> {
   const store = new ChunkStore<number>();
