@@ -2,7 +2,7 @@ import path from "node:path";
 import { readRegularFile } from "../fs/safe-read.ts";
 import { folderNames } from "../fs/folder-names.ts";
 import { createHash } from "node:crypto";
-import { assembleContext, factKey, shownAs } from "./assembler.ts";
+import { assembleContext, shownAs, shownMemory } from "./assembler.ts";
 import type { AssemblerBudgets, AssemblerResult, SlotContent, SlotItem, SlotName } from "./assembler.ts";
 import type { BootstrapSlot } from "./bootstrap-slots.ts";
 import { renderMemoryText } from "../memory/neutralise.ts";
@@ -254,7 +254,7 @@ export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<Memo
   }
   // A recent note the search also found is shown as the hit (it answers this turn's question); the
   // assembler's own rule (the higher slot keeps it) then keeps a correction over both.
-  const hitKeys = hits.map((item) => ({ key: factKey(item.text), id: item.id }));
+  const hitKeys = hits.map((item) => shownMemory(item.text, item.id));
   recent = recent.filter((item) => {
     const hit = shownAs(item.text, hitKeys);
     if (hit !== undefined) moved.set(item.id, hit);
