@@ -39,7 +39,7 @@ import { memoryEntriesOf } from "../memory/growing-entries.ts";
 // Every file read is bounded; workspace text is untrusted and goes through renderMemoryText.
 
 const MAX_SLOT_FILE_BYTES = 256 * 1024;
-const MAX_RECENT_FILES = 16;
+export const MAX_RECENT_FILES = 16;
 /**
  * Recent-memory items gathered per turn, newest first: far more than the slot (or the whole block)
  * can show, and a bound on a turn's work when the last days hold thousands of captured facts
@@ -111,6 +111,39 @@ export function correctionItems(markdown: string, maxSnippetChars: number): Slot
     });
 }
 
+export type DailyFile = { name: string; day: string };
+
+// A folder's listing is the same array while the folder is unchanged (folderNames): its day files
+// are picked out and sorted once, not on every turn (a vault of years holds thousands of them).
+const dailyFiles = new WeakMap<readonly string[], readonly DailyFile[]>();
+
+/** The `YYYY-MM-DD*.md` names of a listing with their days, names in reverse order (newest first). */
+function dailyFilesNewestFirst(names: readonly string[]): readonly DailyFile[] {
+  let files = dailyFiles.get(names);
+  if (!files) {
+    files = names
+      .flatMap((name) => {
+        const day = DAILY_FILE.exec(name)?.[1];
+        return day === undefined ? [] : [{ name, day }];
+      })
+      .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+    dailyFiles.set(names, files);
+  }
+  return files;
+}
+
+/** The day files of a listing dated `oldestDay` to `today` (YYYY-MM-DD), newest name first, at most MAX_RECENT_FILES. */
+export function recentDailyFiles(names: readonly string[], oldestDay: string, today: string): DailyFile[] {
+  // A file's day is the start of its name, so newest name first the days in the window are one run.
+  const files: DailyFile[] = [];
+  for (const file of dailyFilesNewestFirst(names)) {
+    if (file.day > today) continue;
+    if (file.day < oldestDay || files.length >= MAX_RECENT_FILES) break;
+    files.push(file);
+  }
+  return files;
+}
+
 /**
  * Entries of `memory/YYYY-MM-DD*.md` files dated within the retention window, newest first, at
  * most MAX_RECENT_ITEMS of them (items in `excludeIds` not counted).
@@ -132,16 +165,8 @@ export async function recentMemoryItems(
   }
   const oldestDay = new Date(now.getTime() - retentionHours * 3_600_000).toISOString().slice(0, 10);
   const today = now.toISOString().slice(0, 10);
-  const files = names
-    .filter((name) => {
-      const day = DAILY_FILE.exec(name)?.[1];
-      return day !== undefined && day >= oldestDay && day <= today;
-    })
-    .sort()
-    .reverse()
-    .slice(0, MAX_RECENT_FILES);
   const items: SlotItem[] = [];
-  for (const name of files) {
+  for (const { name, day } of recentDailyFiles(names, oldestDay, today)) {
     if (items.length >= MAX_RECENT_ITEMS) break;
     const file = path.join(dir, name);
     // Up to the bound the capture compares with: a day file's newest notes are at its end, and a
@@ -150,7 +175,6 @@ export async function recentMemoryItems(
     if (!read.ok) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
     const text = read.bytes.toString("utf8");
     if (!text) continue;
-    const day = DAILY_FILE.exec(name)![1];
     const timestamp = new Date(Math.min(read.mtimeMs, now.getTime()));
     const entries = memoryEntriesOf(file, text);
     // Later entries in a day file are newer: read from the end.
