@@ -182,25 +182,28 @@ export async function recentMemoryItems(
       const entry = entries[position - 1];
       const id = `${name}#${position}`;
       if (excludeIds?.has(id)) continue;
-      const body = recentBody(entry, maxSnippetChars);
-      if (body && !leaveOut(entry.text)) items.push({ id, text: `- [${day}] ${body}`, timestamp });
+      const text = recentText(entry, day, maxSnippetChars);
+      if (text && !leaveOut(entry.text)) items.push({ id, text, timestamp });
     }
   }
   return items;
 }
 
-/** What an entry shows under Recent memory, worked out once per entry (entries are kept: growing-entries.ts). */
-const recentBodies = new WeakMap<MemoryEntry, { maxSnippetChars: number; body: string }>();
+// What an entry shows under Recent memory ("" for nothing), worked out once per entry (entries are
+// kept: growing-entries.ts). The same text object turn after turn also spares the lookups keyed by
+// it (factKey) hashing it again.
+const recentTexts = new WeakMap<MemoryEntry, { day: string; maxSnippetChars: number; text: string }>();
 
-function recentBody(entry: MemoryEntry, maxSnippetChars: number): string {
-  const known = recentBodies.get(entry);
-  if (known?.maxSnippetChars === maxSnippetChars) return known.body;
+function recentText(entry: MemoryEntry, day: string, maxSnippetChars: number): string {
+  const known = recentTexts.get(entry);
+  if (known?.maxSnippetChars === maxSnippetChars && known.day === day) return known.text;
   // A superseded captured fact is history, not current memory (its line stays for the operator).
   // A secret (or its withheld marker) is never replayed for being recent: only a search finds it.
   const hidden = isSupersededEntry(entry.text) || isSecretEntry(entry.text);
   const body = hidden ? "" : renderMemoryText(stripMemoryMetadata(entry.text).replace(/^([-*+]|\d+[.)])\s+/, ""), maxSnippetChars);
-  recentBodies.set(entry, { maxSnippetChars, body });
-  return body;
+  const text = body ? `- [${day}] ${body}` : "";
+  recentTexts.set(entry, { day, maxSnippetChars, text });
+  return text;
 }
 
 function normalise(text: string): string {
