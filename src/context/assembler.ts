@@ -236,14 +236,39 @@ function hasWords(key: string, count: number): boolean {
   return words >= count;
 }
 
+/** A memory already in the block, as `shownAs` compares with it. */
+export type ShownMemory = { id: string; key: string; bits: number };
+
+export function shownMemory(text: string, id: string): ShownMemory {
+  const key = factKey(text);
+  return { id, key, bits: wordBits(key) };
+}
+
+// Each word of a key sets one of 32 bits, so a key that holds another has all the other's bits:
+// most pairs (hundreds of recent notes against the hits, every turn) differ there, with no search.
+const wordBits = boundedMemo(8192, (key: string): number => {
+  let bits = 0;
+  let hash = 0;
+  for (let i = 0; i <= key.length; i++) {
+    const code = i < key.length ? key.charCodeAt(i) : SPACE;
+    if (code === SPACE) {
+      bits |= 1 << (hash & 31);
+      hash = 0;
+    } else {
+      hash = (Math.imul(hash, 31) + code) | 0;
+    }
+  }
+  return bits;
+});
+
 /**
  * The shown memory this text repeats, or undefined: equal words, or one text holds the other whole
  * (a search hit is often a longer chunk of the same note; a correction quotes the fact it corrects).
  */
-export function shownAs(text: string, shown: readonly { key: string; id: string }[]): string | undefined {
-  const key = factKey(text);
+export function shownAs(text: string, shown: readonly ShownMemory[]): string | undefined {
+  const { key, bits } = shownMemory(text, "");
   if (!key) return undefined;
-  return shown.find((other) => other.key === key || holdsWords(other.key, key) || holdsWords(key, other.key))?.id;
+  return shown.find((other) => other.key === key || ((bits & ~other.bits) === 0 && holdsWords(other.key, key)) || ((other.bits & ~bits) === 0 && holdsWords(key, other.key)))?.id;
 }
 
 /** The largest n in [0, count] with fits(n), for a fits() that holds up to some n and not after it. */
@@ -269,7 +294,7 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
 
   // What each slot would need at full size. The same memory in two slots (a search hit that is
   // also a recent note) is kept once, in the higher-priority slot.
-  const shown: { key: string; id: string }[] = [];
+  const shown: ShownMemory[] = [];
   const prepared: Prepared[] = SLOTS.map((slot) => {
     const content = input.slots[slot];
     let items = (content?.items ?? []).filter((item) => item.text.trim() !== "");
@@ -290,7 +315,7 @@ export function assembleContext(input: AssemblerInput): AssemblerResult {
       items = items.filter((item) => !duplicates.some((duplicate) => duplicate.item === item));
       decisions.push(`${slot}: ${duplicates.length} item(s) already shown in a higher slot left out`);
     }
-    for (const item of items) shown.push({ key: factKey(item.text), id: item.id });
+    for (const item of items) shown.push(shownMemory(item.text, item.id));
     const title = content?.title ?? SLOT_TITLES[slot];
     const layout = content?.layout;
     const text = (kept: readonly SlotItem[]) => (kept.length === 0 ? "" : layout ? layout(kept) : render(title, kept.map((item) => item.text)));

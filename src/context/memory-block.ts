@@ -1,7 +1,7 @@
 import path from "node:path";
 import { folderNames } from "../fs/folder-names.ts";
 import { createHash } from "node:crypto";
-import { assembleContext, factKey, shownAs } from "./assembler.ts";
+import { assembleContext, shownAs, shownMemory } from "./assembler.ts";
 import type { AssemblerBudgets, AssemblerResult, SlotContent, SlotItem, SlotName } from "./assembler.ts";
 import type { BootstrapSlot } from "./bootstrap-slots.ts";
 import { renderMemoryText } from "../memory/neutralise.ts";
@@ -39,7 +39,7 @@ import { readKeptText } from "../fs/kept-text.ts";
 // Every file read is bounded; workspace text is untrusted and goes through renderMemoryText.
 
 const MAX_SLOT_FILE_BYTES = 256 * 1024;
-const MAX_RECENT_FILES = 16;
+export const MAX_RECENT_FILES = 16;
 /**
  * Recent-memory items gathered per turn, newest first: far more than the slot (or the whole block)
  * can show, and a bound on a turn's work when the last days hold thousands of captured facts
@@ -124,6 +124,39 @@ export function correctionItems(markdown: string, maxSnippetChars: number): Slot
     });
 }
 
+export type DailyFile = { name: string; day: string };
+
+// A folder's listing is the same array while the folder is unchanged (folderNames): its day files
+// are picked out and sorted once, not on every turn (a vault of years holds thousands of them).
+const dailyFiles = new WeakMap<readonly string[], readonly DailyFile[]>();
+
+/** The `YYYY-MM-DD*.md` names of a listing with their days, names in reverse order (newest first). */
+function dailyFilesNewestFirst(names: readonly string[]): readonly DailyFile[] {
+  let files = dailyFiles.get(names);
+  if (!files) {
+    files = names
+      .flatMap((name) => {
+        const day = DAILY_FILE.exec(name)?.[1];
+        return day === undefined ? [] : [{ name, day }];
+      })
+      .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+    dailyFiles.set(names, files);
+  }
+  return files;
+}
+
+/** The day files of a listing dated `oldestDay` to `today` (YYYY-MM-DD), newest name first, at most MAX_RECENT_FILES. */
+export function recentDailyFiles(names: readonly string[], oldestDay: string, today: string): DailyFile[] {
+  // A file's day is the start of its name, so newest name first the days in the window are one run.
+  const files: DailyFile[] = [];
+  for (const file of dailyFilesNewestFirst(names)) {
+    if (file.day > today) continue;
+    if (file.day < oldestDay || files.length >= MAX_RECENT_FILES) break;
+    files.push(file);
+  }
+  return files;
+}
+
 /**
  * Entries of `memory/YYYY-MM-DD*.md` files dated within the retention window, newest first, at
  * most MAX_RECENT_ITEMS of them (items in `excludeIds` not counted).
@@ -145,16 +178,8 @@ export async function recentMemoryItems(
   }
   const oldestDay = new Date(now.getTime() - retentionHours * 3_600_000).toISOString().slice(0, 10);
   const today = now.toISOString().slice(0, 10);
-  const files = names
-    .filter((name) => {
-      const day = DAILY_FILE.exec(name)?.[1];
-      return day !== undefined && day >= oldestDay && day <= today;
-    })
-    .sort()
-    .reverse()
-    .slice(0, MAX_RECENT_FILES);
   const items: SlotItem[] = [];
-  for (const name of files) {
+  for (const { name, day } of recentDailyFiles(names, oldestDay, today)) {
     if (items.length >= MAX_RECENT_ITEMS) break;
     const file = path.join(dir, name);
     // Up to the bound the capture compares with: a day file's newest notes are at its end, and a
@@ -162,7 +187,6 @@ export async function recentMemoryItems(
     // src/memory/growing-entries.ts).
     const read = await readKeptText(file, { root: workspaceDir, maxBytes: MAX_INDEXED_DAY_FILE_BYTES });
     if (!read.ok) continue; // a FIFO, a link out of the workspace, a vanished file: not a memory
-    const day = DAILY_FILE.exec(name)![1];
     const timestamp = new Date(Math.min(read.mtimeMs, now.getTime()));
     const entries = memoryEntriesOf(file, read.text);
     // Later entries in a day file are newer: read from the end.
@@ -170,25 +194,28 @@ export async function recentMemoryItems(
       const entry = entries[position - 1];
       const id = `${name}#${position}`;
       if (excludeIds?.has(id)) continue;
-      const body = recentBody(entry, maxSnippetChars);
-      if (body && !leaveOut(entry.text)) items.push({ id, text: `- [${day}] ${body}`, timestamp });
+      const text = recentText(entry, day, maxSnippetChars);
+      if (text && !leaveOut(entry.text)) items.push({ id, text, timestamp });
     }
   }
   return items;
 }
 
-/** What an entry shows under Recent memory, worked out once per entry (entries are kept: growing-entries.ts). */
-const recentBodies = new WeakMap<MemoryEntry, { maxSnippetChars: number; body: string }>();
+// What an entry shows under Recent memory ("" for nothing), worked out once per entry (entries are
+// kept: growing-entries.ts). The same text object turn after turn also spares the lookups keyed by
+// it (factKey) hashing it again.
+const recentTexts = new WeakMap<MemoryEntry, { day: string; maxSnippetChars: number; text: string }>();
 
-function recentBody(entry: MemoryEntry, maxSnippetChars: number): string {
-  const known = recentBodies.get(entry);
-  if (known?.maxSnippetChars === maxSnippetChars) return known.body;
+function recentText(entry: MemoryEntry, day: string, maxSnippetChars: number): string {
+  const known = recentTexts.get(entry);
+  if (known?.maxSnippetChars === maxSnippetChars && known.day === day) return known.text;
   // A superseded captured fact is history, not current memory (its line stays for the operator).
   // A secret (or its withheld marker) is never replayed for being recent: only a search finds it.
   const hidden = isSupersededEntry(entry.text) || isSecretEntry(entry.text);
   const body = hidden ? "" : renderMemoryText(stripMemoryMetadata(entry.text).replace(/^([-*+]|\d+[.)])\s+/, ""), maxSnippetChars);
-  recentBodies.set(entry, { maxSnippetChars, body });
-  return body;
+  const text = body ? `- [${day}] ${body}` : "";
+  recentTexts.set(entry, { day, maxSnippetChars, text });
+  return text;
 }
 
 function normalise(text: string): string {
@@ -267,7 +294,7 @@ export async function assembleMemoryBlock(input: MemoryBlockInput): Promise<Memo
   }
   // A recent note the search also found is shown as the hit (it answers this turn's question); the
   // assembler's own rule (the higher slot keeps it) then keeps a correction over both.
-  const hitKeys = hits.map((item) => ({ key: factKey(item.text), id: item.id }));
+  const hitKeys = hits.map((item) => shownMemory(item.text, item.id));
   recent = recent.filter((item) => {
     const hit = shownAs(item.text, hitKeys);
     if (hit !== undefined) moved.set(item.id, hit);

@@ -2,6 +2,7 @@ import { BM25_B, BM25_K1, inverseDocumentFrequency } from "./calibrate.ts";
 import { chunkId } from "./chunk.ts";
 import { termOf } from "./tokenize.ts";
 import { boundedMemo } from "../core/memo.ts";
+import { BestSlots } from "./best-slots.ts";
 
 // The compact in-memory representation of the embedded index (docs/retrieval.md, "The index"):
 //   - chunks live in numbered slots; per-slot facts (text offsets, heading, date, confidence,
@@ -70,6 +71,14 @@ const MAX_WORD_IDS = 500_000;
 /** Slots processed between hand-backs when a store is loaded (a few ms of work). */
 const STEP_SLOTS = 8192;
 const NO_DATE = 0;
+/**
+ * Slots scored at a time in a search: the slice's scores, lengths and flags stay in the CPU cache
+ * while every query term adds to them (at 100k chunks, the whole score array does not).
+ */
+const SCORE_SLICE = 4096;
+
+/** One query term's postings a search walks: packed ones [next, end), then recent (slot, tf) pairs [recentNext, recentEnd). */
+type TermWalk = { idf: number; next: number; end: number; recent: readonly number[]; recentNext: number; recentEnd: number };
 
 type GrowableArray = Int32Array | Uint32Array | Uint16Array | Float32Array | Uint8Array;
 
@@ -85,49 +94,6 @@ function grow<T extends GrowableArray>(array: T, need: number): T {
 function bm25Part(tf: number, idf: number, length: number, averageLength: number): number {
   const norm = BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength);
   return (idf * (tf * (BM25_K1 + 1))) / (tf + norm);
-}
-
-/** Is slot `a` ranked above slot `b`? (Higher score; ties: lower slot.) */
-function better(score: Float64Array, a: number, b: number): boolean {
-  return score[a] > score[b] || (score[a] === score[b] && a < b);
-}
-
-/** The `k` slots with the highest score (ties: lower slot first), best first: O(n log k). */
-function topSlots(slots: Int32Array, score: Float64Array, k: number): number[] {
-  if (slots.length <= k) return Array.from(slots).sort((a, b) => (better(score, a, b) ? -1 : 1));
-  // Min-heap of the best k so far; its root is the worst of them.
-  const heap: number[] = [];
-  const siftDown = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let worst = i;
-      if (l < heap.length && better(score, heap[worst], heap[l])) worst = l;
-      if (r < heap.length && better(score, heap[worst], heap[r])) worst = r;
-      if (worst === i) return;
-      const swap = heap[i];
-      heap[i] = heap[worst];
-      heap[worst] = swap;
-      i = worst;
-    }
-  };
-  for (const slot of slots) {
-    if (heap.length < k) {
-      heap.push(slot);
-      for (let i = heap.length - 1; i > 0; ) {
-        const parent = (i - 1) >> 1;
-        if (!better(score, heap[parent], heap[i])) break;
-        const swap = heap[i];
-        heap[i] = heap[parent];
-        heap[parent] = swap;
-        i = parent;
-      }
-    } else if (better(score, slot, heap[0])) {
-      heap[0] = slot;
-      siftDown(0);
-    }
-  }
-  return heap.sort((a, b) => (better(score, a, b) ? -1 : 1));
 }
 
 function dateToNumber(date: string | undefined): number {
@@ -394,12 +360,37 @@ export class ChunkStore<M> {
       this.scratchSeen = new Uint8Array(this.slots);
       this.scratchTouched = new Int32Array(this.slots);
     }
-    const score = this.scratchScore;
-    const seen = this.scratchSeen;
-    const touched = this.scratchTouched;
-    let touchedCount = 0;
+    const walks = this.termWalks(known, limits, cost);
+    // Postings list their slots in ascending order (packed, then recent), so a slice of slots is a
+    // stretch of each term's postings. Within a slice the terms add their parts rarest first, as a
+    // walk of one term after another over all slots would: every score is the same sum.
+    const best = new BestSlots(limits.candidates);
+    const { scratchScore: score, scratchSeen: seen, scratchTouched: touched } = this;
     const averageLength = this.averageLength || 1;
-    const { alive, length } = this;
+    let floor = best.floor;
+    for (let from = 0; from < this.slots; from += SCORE_SLICE) {
+      const to = Math.min(this.slots, from + SCORE_SLICE);
+      let touchedCount = 0;
+      for (const walk of walks) touchedCount = this.addParts(walk, to, averageLength, touchedCount);
+      for (let i = 0; i < touchedCount; i++) {
+        const slot = touched[i];
+        if (score[slot] >= floor) {
+          best.offer(slot, score[slot]);
+          floor = best.floor;
+        }
+        score[slot] = 0;
+        seen[slot] = 0;
+      }
+    }
+    const wanted = new Map(known.map(({ term, id }) => [id, term]));
+    const candidates = best.ranked().map(({ slot, score: bm25 }): StoreCandidate => ({ slot, bm25, termFrequency: this.matchedCounts(slot, wanted), length: this.length[slot] }));
+    cost.candidates = candidates.length;
+    return { candidates, cost };
+  }
+
+  /** The postings each query term walks (rarest first), within `limits`; counts the work in `cost`. */
+  private termWalks(known: readonly { id: number }[], limits: SearchLimits, cost: SearchCost): TermWalk[] {
+    const walks: TermWalk[] = [];
     for (const [rank, { id }] of known.entries()) {
       const postings = this.postingCount(id);
       const overBudget = cost.postingsVisited + postings > limits.maxPostings;
@@ -407,47 +398,45 @@ export class ChunkStore<M> {
         cost.termsSkipped++;
         continue;
       }
-      const idf = inverseDocumentFrequency(this.documentFrequency[id], this.liveSlots);
       const budget = limits.maxPostings - cost.postingsVisited;
-      // The packed postings, then the recent ones; each visit adds the term's BM25 part.
-      let visited = 0;
-      if (id < this.indexedTerms) {
-        const end = Math.min(this.postingStart[id + 1], this.postingStart[id] + budget);
-        for (let i = this.postingStart[id]; i < end; i++, visited++) {
-          const slot = this.postingSlot[i];
-          if (!alive[slot]) continue;
-          if (!seen[slot]) {
-            seen[slot] = 1;
-            touched[touchedCount++] = slot;
-          }
-          score[slot] += bm25Part(this.postingTf[i], idf, length[slot], averageLength);
-        }
-      }
-      const recent = this.recent.get(id);
-      if (recent) {
-        for (let i = 0; i < recent.length && visited < budget; i += 2, visited++) {
-          const slot = recent[i];
-          if (!alive[slot]) continue;
-          if (!seen[slot]) {
-            seen[slot] = 1;
-            touched[touchedCount++] = slot;
-          }
-          score[slot] += bm25Part(recent[i + 1], idf, length[slot], averageLength);
-        }
-      }
-      cost.postingsVisited += visited;
+      const next = id < this.indexedTerms ? this.postingStart[id] : 0;
+      const end = id < this.indexedTerms ? Math.min(this.postingStart[id + 1], next + budget) : 0;
+      const recent = this.recent.get(id) ?? [];
+      const recentEnd = 2 * Math.min(recent.length / 2, budget - (end - next));
+      walks.push({ idf: inverseDocumentFrequency(this.documentFrequency[id], this.liveSlots), next, end, recent, recentNext: 0, recentEnd });
+      cost.postingsVisited += end - next + recentEnd / 2;
       cost.termsTraversed++;
     }
-    // Keep the best `limits.candidates` by BM25 (ties: lower slot first, so results are stable).
-    const best = topSlots(touched.subarray(0, touchedCount), score, limits.candidates);
-    const wanted = new Map(known.map(({ term, id }) => [id, term]));
-    const candidates = best.map((slot): StoreCandidate => ({ slot, bm25: score[slot], termFrequency: this.matchedCounts(slot, wanted), length: this.length[slot] }));
-    for (const slot of touched.subarray(0, touchedCount)) {
-      score[slot] = 0;
-      seen[slot] = 0;
+    return walks;
+  }
+
+  /** Adds `walk`'s BM25 parts to the scores of its live slots below `to`, listing first-touched slots; returns their count. */
+  private addParts(walk: TermWalk, to: number, averageLength: number, touchedCount: number): number {
+    const { alive, length, postingSlot, postingTf, scratchScore: score, scratchSeen: seen, scratchTouched: touched } = this;
+    const { idf, end, recent, recentEnd } = walk;
+    let i = walk.next;
+    for (; i < end && postingSlot[i] < to; i++) {
+      const slot = postingSlot[i];
+      if (!alive[slot]) continue;
+      if (!seen[slot]) {
+        seen[slot] = 1;
+        touched[touchedCount++] = slot;
+      }
+      score[slot] += bm25Part(postingTf[i], idf, length[slot], averageLength);
     }
-    cost.candidates = candidates.length;
-    return { candidates, cost };
+    walk.next = i;
+    let r = walk.recentNext;
+    for (; r < recentEnd && recent[r] < to; r += 2) {
+      const slot = recent[r];
+      if (!alive[slot]) continue;
+      if (!seen[slot]) {
+        seen[slot] = 1;
+        touched[touchedCount++] = slot;
+      }
+      score[slot] += bm25Part(recent[r + 1], idf, length[slot], averageLength);
+    }
+    walk.recentNext = r;
+    return touchedCount;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { factKey, shownAs } from "../../src/context/assembler.ts";
+import { factKey, shownAs, shownMemory } from "../../src/context/assembler.ts";
 import { echoesMessage, echoesOf } from "../../src/capture/statement.ts";
 import { seededRandom } from "../../bench/scale/vault.ts";
 
@@ -26,7 +26,7 @@ describe("shownAs", () => {
     const random = seededRandom(3);
     let found = 0;
     for (let round = 0; round < 3000; round++) {
-      const shown = Array.from({ length: 1 + Math.floor(random() * 4) }, (_, i) => ({ key: factKey(`- [2026-11-26] ${sentence(random, 8)}`), id: `m${i}` }));
+      const shown = Array.from({ length: 1 + Math.floor(random() * 4) }, (_, i) => shownMemory(`- [2026-11-26] ${sentence(random, 8)}`, `m${i}`));
       // Often a span of a shown memory's words, or one with words around it (what repeats look like).
       const source = shown[Math.floor(random() * shown.length)].key.split(" ");
       const from = Math.floor(random() * source.length);
@@ -43,8 +43,8 @@ describe("shownAs", () => {
   });
 
   it("never matches half a word", () => {
-    expect(shownAs("- my locker code is 4312", [{ key: factKey("so my locker code is 43120 now"), id: "a" }])).toBeUndefined();
-    expect(shownAs("- my locker code is 4312", [{ key: factKey("so my locker code is 4312 now"), id: "a" }])).toBe("a");
+    expect(shownAs("- my locker code is 4312", [shownMemory("so my locker code is 43120 now", "a")])).toBeUndefined();
+    expect(shownAs("- my locker code is 4312", [shownMemory("so my locker code is 4312 now", "a")])).toBe("a");
   });
 });
 
