@@ -25,6 +25,7 @@ const MUTATION_TEST_FILES = [
   "test/unit/capture-language.test.ts",
   "test/unit/capture-index.test.ts",
   "test/unit/capture-index-incremental.test.ts",
+  "test/unit/capture-index-work.test.ts",
   "test/unit/capture-corrections.test.ts",
   "test/unit/hygiene-capture.test.ts",
 ];
