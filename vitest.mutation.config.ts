@@ -20,6 +20,8 @@ const MUTATION_TEST_FILES = [
   "test/unit/privacy-mutants.test.ts",
   "test/unit/mutation-kills.test.ts",
   "test/unit/mutation-kills-append.test.ts",
+  "test/unit/locked-writes-hashes.test.ts",
+  "test/unit/triage-queue.test.ts",
   "test/unit/bootstrap-apply.test.ts",
   "test/unit/capture-statement.test.ts",
   "test/unit/capture-language.test.ts",
