@@ -6,6 +6,7 @@ import { MAX_DEDUPE_FILES, MAX_INDEXED_WORKSPACES, WorkspaceFacts, clearFactInde
 import * as factLine from "../../src/capture/fact-line.ts";
 import * as relation from "../../src/capture/relation.ts";
 import * as safeRead from "../../src/fs/safe-read.ts";
+import { factLine as line, observedOf, touch } from "./capture-index-fixtures.ts";
 import { temporaryWorkspace } from "./lifecycle-fixtures.ts";
 
 // The work the capture index does to stay up to date (issue 24, bounded capture cost): which bytes
@@ -39,23 +40,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-let capturedAt = 0;
-/** A captured line (each with its own capture time, so no two lines are the same). */
-function line(statement: string, superseded = false, mentions = 1): string {
-  const at = new Date(Date.UTC(2026, 10, 1) + capturedAt++ * 1000);
-  return factLine.formatCapturedLine(statement, "#knowledge", { confidence: 0.95, source: "operator", mentions, last: at, ...(superseded ? { status: "superseded" } : {}) }, at.toISOString());
-}
-let mtime = 0;
-/** Give the file a modification time no earlier write had. */
-function touch(file: string): void {
-  const at = new Date(Date.UTC(2026, 0, 1) + ++mtime * 1000);
-  fs.utimesSync(file, at, at);
-}
-const observedOf = (file: string) => {
-  const stat = fs.statSync(file);
-  return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
-};
-
 /** What was done since the last call: reads [day, start], lines parsed, statements analysed. */
 function work(): { reads: [string, number][]; parsed: number; analysed: string[] } {
   const reads = vi.mocked(safeRead.readRegularFile).mock.calls.map(([file, options]) => [path.basename(file, ".md"), options.start ?? 0] as [string, number]);
@@ -68,13 +52,19 @@ function work(): { reads: [string, number][]; parsed: number; analysed: string[]
 }
 const relatedTo = (index: WorkspaceFacts, statement: string) => index.relate(relation.analyse(statement), false)?.fact.statement;
 
+/** Today's file holding `statements` as captured lines, and an index that has read it. */
+async function indexedTodayWith(...statements: string[]): Promise<{ file: string; index: WorkspaceFacts }> {
+  const file = fileOf(TODAY);
+  fs.writeFileSync(file, statements.map((statement) => `${line(statement)}\n`).join(""));
+  touch(file);
+  const index = new WorkspaceFacts(ws());
+  await index.refresh(TODAY);
+  return { file, index };
+}
+
 describe("a refresh parses only what it has not parsed", () => {
   it("an append by another writer: the appended lines only, read from just before the old end", async () => {
-    const file = fileOf(TODAY);
-    fs.writeFileSync(file, `${line("my locker code is 4312")}\n${line("the boat is called Wren")}\n`);
-    touch(file);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const { file, index } = await indexedTodayWith("my locker code is 4312", "the boat is called Wren");
     expect(work()).toMatchObject({ reads: [[TODAY, 0]], parsed: 2, analysed: ["my locker code is 4312", "the boat is called Wren"] });
     const before = fs.statSync(file).size;
     fs.appendFileSync(file, `${line("the dentist is on Tuesday")}\n- an agent note\n`);
@@ -89,11 +79,7 @@ describe("a refresh parses only what it has not parsed", () => {
   });
 
   it("a file read whole again (edited in place) analyses only the statements it did not hold", async () => {
-    const file = fileOf(TODAY);
-    fs.writeFileSync(file, `${line("my locker code is 4312")}\n${line("the boat is called Wren")}\n${line("the dentist is on Tuesday")}\n`);
-    touch(file);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const { file, index } = await indexedTodayWith("my locker code is 4312", "the boat is called Wren", "the dentist is on Tuesday");
     work();
     fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("called Wren", "called Hern"));
     touch(file);
@@ -106,11 +92,7 @@ describe("a refresh parses only what it has not parsed", () => {
 
 describe("the capture's own writes", () => {
   it("our append: only the new line is parsed, and the next refresh reads nothing", async () => {
-    const file = fileOf(TODAY);
-    fs.writeFileSync(file, `${line("my locker code is 4312")}\n${line("the boat is called Wren")}\n`);
-    touch(file);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const { file, index } = await indexedTodayWith("my locker code is 4312", "the boat is called Wren");
     const text = fs.readFileSync(file, "utf8");
     index.syncText(file, TODAY, text);
     work();
@@ -125,11 +107,7 @@ describe("the capture's own writes", () => {
   });
 
   it("our append to a file the index had not synced to: the index matches the file all the same", async () => {
-    const file = fileOf(TODAY);
-    fs.writeFileSync(file, `${line("my locker code is 4312")}\n`);
-    touch(file);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const { file, index } = await indexedTodayWith("my locker code is 4312");
     // Another writer's line, which the index never saw, then ours.
     fs.appendFileSync(file, `${line("the boat is called Wren")}\n`);
     const text = fs.readFileSync(file, "utf8");
@@ -267,11 +245,7 @@ describe("our rewrite, then others' appends", () => {
 
 describe("what a refresh takes for unchanged", () => {
   it("a file renamed into place with the same size and time is read again (another inode)", async () => {
-    const file = fileOf(TODAY);
-    fs.writeFileSync(file, `${line("the boat is called Wren")}\n`);
-    touch(file);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const { file, index } = await indexedTodayWith("the boat is called Wren");
     const before = fs.statSync(file);
     fs.writeFileSync(`${file}.tmp`, fs.readFileSync(file, "utf8").replace("Wren", "Hern"));
     fs.utimesSync(`${file}.tmp`, before.atime, before.mtime);
@@ -282,11 +256,7 @@ describe("what a refresh takes for unchanged", () => {
   });
 
   it("an append whose writer put the old time back is read (the size changed)", async () => {
-    const file = fileOf(TODAY);
-    fs.writeFileSync(file, `${line("the boat is called Wren")}\n`);
-    touch(file);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const { file, index } = await indexedTodayWith("the boat is called Wren");
     const before = fs.statSync(file);
     fs.appendFileSync(file, `${line("the dentist is on Tuesday")}\n`);
     fs.utimesSync(file, before.atime, before.mtime);
@@ -313,11 +283,7 @@ describe("what a refresh takes for unchanged", () => {
   });
 
   it("a one-character line another writer appended is parsed by the refresh that sees it, once", async () => {
-    const file = fileOf(TODAY);
-    fs.writeFileSync(file, `${line("my locker code is 4312")}\n`);
-    touch(file);
-    const index = new WorkspaceFacts(ws());
-    await index.refresh(TODAY);
+    const { file, index } = await indexedTodayWith("my locker code is 4312");
     for (const appended of ["-\n", `${line("the boat is called Wren")}\n`]) {
       fs.appendFileSync(file, appended);
       touch(file);
