@@ -4,10 +4,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { seededRandom } from "../../bench/scale/vault.ts";
 import { MAX_DEDUPE_FILES, WorkspaceFacts } from "../../src/capture/fact-index.ts";
 import type { Related } from "../../src/capture/fact-index.ts";
-import { capturedStatement, formatCapturedLine } from "../../src/capture/fact-line.ts";
+import { capturedStatement } from "../../src/capture/fact-line.ts";
 import { analyse, changeOf, isRepeat } from "../../src/capture/relation.ts";
 import type { Shape } from "../../src/capture/relation.ts";
 import * as safeRead from "../../src/fs/safe-read.ts";
+import { factLine, observedOf, touch } from "./capture-index-fixtures.ts";
 import { temporaryWorkspace } from "./lifecycle-fixtures.ts";
 
 // The fact index read incrementally (appends, our own appends and rewrites, edits, shrinks,
@@ -65,23 +66,6 @@ const PROBES = [...STATEMENTS, "it's slip 3", "it's slip 14", "the slip is 22 no
   (statement) => ({ statement, shape: analyse(statement) }),
 );
 
-let capturedAt = 0;
-/** A captured line (each with its own capture time, so no two lines are the same). */
-function factLine(statement: string, superseded = false, mentions = 1): string {
-  const at = new Date(Date.UTC(2026, 10, 1) + capturedAt++ * 1000);
-  return formatCapturedLine(statement, "#knowledge", { confidence: 0.95, source: "operator", mentions, last: at, ...(superseded ? { status: "superseded" } : {}) }, at.toISOString());
-}
-
-let mtime = 0;
-/** Give the file a modification time no earlier write had (a same-size edit must show). */
-function touch(file: string): void {
-  const at = new Date(Date.UTC(2026, 0, 1) + ++mtime * 1000);
-  fs.utimesSync(file, at, at);
-}
-const observedOf = (file: string) => {
-  const stat = fs.statSync(file);
-  return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
-};
 const textOf = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
 
 type Answer = { how: string; file: string; day: string; line: string; statement: string; change?: unknown } | undefined;

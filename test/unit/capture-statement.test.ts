@@ -154,6 +154,17 @@ describe("extractFacts: corrections without a trigger", () => {
     expect(statements("En realidad, mi código ahora es 5580")).toEqual(["mi código ahora es 5580"]);
   });
 
+  it("the cue is recognised in its own language, whatever the language of the rest", () => {
+    const [fact, ...more] = extractFacts("En fait, my locker code is 5580 now");
+    expect(more).toEqual([]);
+    expect(fact).toMatchObject({ kind: "correction" });
+    expect(fact.statement).toMatch(/^my locker code is 5580/);
+  });
+
+  it("in a message with a correction, a sentence with neither a cue nor a change marker is no correction", () => {
+    expect(statements("The gym is nice. Actually, my locker code is 5580 now")).toEqual(["my locker code is 5580"]);
+  });
+
   it("a question, a hypothetical or someone else's words is no correction", () => {
     expect(extractFacts("Actually, is the gym open now?")).toEqual([]);
     expect(extractFacts("Actually, if the gym is open now we go")).toEqual([]);

@@ -31,9 +31,14 @@ describe("lineEnd: the newline a locked append puts before its entry", () => {
     expect(await lineEnd(handleOver(["a\n"]), 2)).toEqual({ size: 2, separator: "" });
   });
 
-  it("one for a file whose last line is unterminated, and that stays so", async () => {
+  it("one for a file whose last line is unterminated, and that stays so: a single second look tells", async () => {
     const text = "# Memory\n- an edit without a final newline";
     expect(await lineEnd(handleOver([text, text]), size(text))).toEqual({ size: size(text), separator: "\n" });
+    let stats = 0;
+    const handle = handleOver([text, text]);
+    const counted = { ...handle, stat: async () => (stats++, handle.stat()) } as unknown as fs.FileHandle;
+    expect(await lineEnd(counted, size(text))).toEqual({ size: size(text), separator: "\n" });
+    expect(stats).toBe(1);
   });
 
   it("none when the mid-line view was another writer's append in flight: the size moves, the second look ends in a newline", async () => {
