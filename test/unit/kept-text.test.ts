@@ -18,7 +18,7 @@ vi.mock("../../src/fs/safe-read.ts", async (original) => {
   return { ...actual, readRegularFile: vi.fn(actual.readRegularFile) };
 });
 
-const ws = temporaryWorkspace("day-file-entries", ["memory"]);
+const ws = temporaryWorkspace("kept-text", ["memory"]);
 const MAX_BYTES = 1024 * 1024;
 const TEXT = "- my locker code is 4312\n- the boat is at slip 14\n";
 let file = "";
