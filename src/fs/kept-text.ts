@@ -2,13 +2,14 @@ import fsp from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { readRegularFile } from "./safe-read.ts";
 import type { SafeReadResult } from "./safe-read.ts";
+import { TIMESTAMP_TICK_MS } from "./timestamp-tick.ts";
 
 // Workspace files a turn reads every time (the Recent-memory slot's day files, CORRECTIONS.md,
 // the bootstrap files it counts) are mostly as the last turn left them. A file whose identity
 // (device, inode, size, mtime, ctime) is what the last safe read saw is not read again: a stat
 // answers, and the text is the same string as before, so whatever was worked out from it can be
 // found again by identity. A change a stat cannot see is one made in the same timestamp tick as
-// the read, so a file read less than SETTLED_MS after its last change is read again next time.
+// the read, so a file read less than TIMESTAMP_TICK_MS after its last change is read again next time.
 
 export type KeptTextResult = { ok: true; text: string; mtimeMs: number } | Extract<SafeReadResult, { ok: false }>;
 export type KeptTextOptions = { root: string; maxBytes: number };
@@ -16,8 +17,6 @@ export type KeptTextOptions = { root: string; maxBytes: number };
 type Identity = { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number };
 type KnownRead = Identity & { readAtMs: number; text: string };
 
-/** Longer than any file system's timestamp tick (whole seconds on some). */
-const SETTLED_MS = 2_000;
 /** Files whose last read is kept: a turn's handful, for a few agents' workspaces. */
 const MAX_KEPT_FILES = 24;
 const known = new Map<string, KnownRead>();
@@ -39,7 +38,7 @@ const sameIdentity = (a: Identity, b: Identity) =>
 export async function readKeptText(file: string, options: KeptTextOptions): Promise<KeptTextResult> {
   const key = `${options.root}\0${file}\0${options.maxBytes}`;
   const last = known.get(key);
-  if (last && last.readAtMs - last.ctimeMs >= SETTLED_MS) {
+  if (last && last.readAtMs - last.ctimeMs >= TIMESTAMP_TICK_MS) {
     const stat = await fsp.stat(file).catch(() => undefined);
     // The stat follows links: a file swapped for a link elsewhere has another identity and is read safely.
     if (stat?.isFile() && sameIdentity(stat, last)) return { ok: true, text: last.text, mtimeMs: last.mtimeMs };

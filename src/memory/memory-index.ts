@@ -9,6 +9,7 @@ import { getLogger } from "../core/log.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/lock.ts";
 import { realPathOrResolved } from "../fs/safe-read.ts";
+import { TIMESTAMP_TICK_MS } from "../fs/timestamp-tick.ts";
 import type { RetrievedMemory } from "./types.ts";
 import { chunkRankingMultiplier } from "./confidence.ts";
 import type { ScoringConfig } from "./confidence.ts";
@@ -111,8 +112,6 @@ const DEFAULTS = {
 
 /** Files stat'ed or read at the same time during a refresh. */
 const IO_CONCURRENCY = 16;
-/** Coarse file systems (1–2 s timestamps) can hide a rewrite in the same tick as the last read. */
-const COARSE_TIMESTAMP_WINDOW_MS = 2000;
 // Text whose analysis identifies the analyser: a cache built by another analyser is not used.
 const ANALYSER_PROBE = "Running runners ran; the café's naïve résumés, 42 x-rays, don't we'll SOMETHING Über";
 
@@ -536,7 +535,7 @@ function contentHash(bytes: Buffer): string {
  * ctime, so the content must be checked again.
  */
 function mayHideRewrite(meta: FileMeta): boolean {
-  return meta.ctimeMs % 1000 === 0 && meta.verifiedAtMs - meta.ctimeMs < COARSE_TIMESTAMP_WINDOW_MS;
+  return meta.ctimeMs % 1000 === 0 && meta.verifiedAtMs - meta.ctimeMs < TIMESTAMP_TICK_MS;
 }
 
 let analyserId: string | undefined;
