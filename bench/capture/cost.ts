@@ -17,7 +17,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { PerformanceObserver, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { markdownTable } from "../lib/table.ts";
 import { percentile } from "../lib/metrics.ts";
 import { REPO_ROOT, SAMPLE_WORKSPACE } from "../lib/paths.ts";
@@ -198,6 +198,8 @@ export type BurstResult = {
   missedWait: number;
   slowestTurnMs: number;
   holdMs: number;
+  /** The longest garbage-collection pause while the burst ran (part of the event-loop delay, never more). */
+  longestGcMs: number;
   /** Control rows only (no captures): the process's CPU time per turn, which load inflates less than wall time. */
   turnCpuMs: number;
 };
@@ -257,6 +259,10 @@ export async function measureBurst(options: { facts?: number; burst?: number; tu
     const statements = Array.from({ length: burst }, () => `Remember that ${(fresh.next().value as Generated).statement}`);
     const delay = monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
+    // What share of the event loop's longest wait was the collector's: its pauses, one by one.
+    const gcPauseMs: number[] = [];
+    const gcPauses = new PerformanceObserver((list) => void gcPauseMs.push(...list.getEntries().map((entry) => entry.duration)));
+    gcPauses.observe({ entryTypes: ["gc"] });
     const started = performance.now();
     const cpuStarted = process.cpuUsage();
     let landed = false;
@@ -276,6 +282,9 @@ export async function measureBurst(options: { facts?: number; burst?: number; tu
     const asked = await Promise.all(turns);
     const cpu = process.cpuUsage(cpuStarted);
     delay.disable();
+    gcPauseMs.push(...gcPauses.takeRecords().map((entry) => entry.duration));
+    const longestGcMs = Math.max(0, ...gcPauseMs);
+    gcPauses.disconnect();
     await flushContextFileWrites();
 
     const memory = path.join(workspaceDir, "memory");
@@ -295,6 +304,7 @@ export async function measureBurst(options: { facts?: number; burst?: number; tu
       missedWait: timeouts + Math.max(0, asked.length - delivered - explained),
       slowestTurnMs: Math.max(...asked.map((t) => t.ms)),
       holdMs: delay.max / 1e6,
+      longestGcMs,
       turnCpuMs: burst === 0 ? (cpu.user + cpu.system) / 1000 / asked.length : Number.NaN,
     };
     options.log?.(`capture burst: ${burst} captures next to ${size} facts, ${lost} lost, ${result.missedWait} of ${result.turns} turns missed their wait`);
@@ -309,7 +319,7 @@ export async function measureBurst(options: { facts?: number; burst?: number; tu
 
 export function burstTable(rows: readonly BurstResult[]): string {
   return markdownTable(
-    ["captured facts", "captures at once", "lost", "burst landed in", "turns during the burst", "turns with memory", "turns that missed their wait", "slowest turn", "longest event-loop delay", "CPU per turn (control)"],
-    rows.map((r) => [r.facts.toLocaleString("en-US"), r.captures, r.lost, `${r.burstSeconds.toFixed(1)} s`, r.turns, r.delivered, r.missedWait, `${r.slowestTurnMs.toFixed(0)} ms`, `${r.holdMs.toFixed(0)} ms`, Number.isNaN(r.turnCpuMs) ? "-" : `${r.turnCpuMs.toFixed(1)} ms`]),
+    ["captured facts", "captures at once", "lost", "burst landed in", "turns during the burst", "turns with memory", "turns that missed their wait", "slowest turn", "longest event-loop delay", "longest GC pause", "CPU per turn (control)"],
+    rows.map((r) => [r.facts.toLocaleString("en-US"), r.captures, r.lost, `${r.burstSeconds.toFixed(1)} s`, r.turns, r.delivered, r.missedWait, `${r.slowestTurnMs.toFixed(0)} ms`, `${r.holdMs.toFixed(0)} ms`, `${r.longestGcMs.toFixed(0)} ms`, Number.isNaN(r.turnCpuMs) ? "-" : `${r.turnCpuMs.toFixed(1)} ms`]),
   );
 }

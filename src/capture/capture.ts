@@ -1,5 +1,5 @@
 import path from "node:path";
-import { appendFileLocked, updateFileLocked } from "../fs/locked-writes.ts";
+import { appendFileLockedUnlessSeen, updateFileLocked } from "../fs/locked-writes.ts";
 import { getLogger } from "../core/log.ts";
 import type { LockOptions } from "../fs/lock.ts";
 import { readRegularFile } from "../fs/safe-read.ts";
@@ -126,7 +126,7 @@ function errorText(error: unknown): string {
 
 /**
  * Write one extracted fact. Adding a line, the common case, is an O_APPEND write under today's
- * lock (`appendFileLocked`): it never rewrites the file, so it lands however busy the agent's own
+ * lock (`appendFileLockedUnlessSeen`): it never rewrites the file, so it lands however busy the agent's own
  * unlocked appends to the same file are. Whether to add is decided under that lock from what the
  * file holds at that moment, so concurrent captures of the same words never add two lines. Only the
  * rare in-place edits (a repeat's mention count, an older value marked superseded) rewrite the file
@@ -211,8 +211,12 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
   const current: ExtractedFact = { ...fact, statement };
   const currentShape = statement === fact.statement ? shape : analyse(statement);
   const lineFor = (text: string) => formatCapturedLine(text, fact.tag, newMeta(current, now), capturedAt);
-  /** How the fact relates to today's file as `text` holds it (the index synced to it, the line checked). */
-  const relationInToday = (text: string): Relation | undefined => {
+  /**
+   * How the fact relates to today's file as `text` holds it (the index synced to it, the line
+   * checked); undefined: the file is as the index last saw it whole, unread.
+   */
+  const relationInToday = (text: string | undefined): Relation | undefined => {
+    if (text === undefined) return relationOf(index, current, currentShape, todayFile);
     index.syncText(todayFile, today, text);
     let found = relationOf(index, current, currentShape, todayFile);
     if (found && !hasLine(text, found.fact.line)) {
@@ -222,7 +226,7 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
     }
     return found;
   };
-  const decide = (text: string): Decision => {
+  const decide = (text: string | undefined): Decision => {
     const found = relationInToday(text);
     if (found?.how === "repeat") return { kind: "mention", fact: found.fact };
     if (found?.how === "change") {
@@ -238,12 +242,13 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
   };
 
   for (let round = 1; ; round++) {
-    // Stryker disable next-line ObjectLiteral,StringLiteral: set by the transform, which appendFileLocked calls before it returns (else it throws)
+    // Stryker disable next-line ObjectLiteral,StringLiteral: set by the transform, which appendFileLockedUnlessSeen calls before it returns (else it throws)
     let decision: Decision = { kind: "ignore" };
-    // Stryker disable next-line StringLiteral: set by the transform before it is read
-    let read = "";
-    const appended = await appendFileLocked(
+    let read: string | undefined;
+    // A burst appends back to back: the file is read only when it is not as our last append left it.
+    const appended = await appendFileLockedUnlessSeen(
       todayFile,
+      index.seen(todayFile),
       (text) => {
         read = text;
         decision = decide(text);

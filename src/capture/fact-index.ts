@@ -3,6 +3,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { readRegularFile, realPathOrResolved } from "../fs/safe-read.ts";
 import { folderNames } from "../fs/folder-names.ts";
+import type { FileIdentity } from "../fs/locked-writes.ts";
 import { capturedStatement } from "./fact-line.ts";
 import { VALUE, analyse, changeOf, flagOf, isRepeat } from "./relation.ts";
 import type { Change, Shape } from "./relation.ts";
@@ -45,7 +46,8 @@ export type IndexedFact = { line: string; statement: string; superseded: boolean
 
 export type Related = { fact: IndexedFact; how: "repeat" } | { fact: IndexedFact; how: "change"; change: Change };
 
-type Observed = { ino: number; size: number; mtimeMs: number };
+/** A file as a read or our append left it; `dev` and `ctimeMs` where known (what a look under the lock compares). */
+type Observed = { ino: number; size: number; mtimeMs: number; dev?: number; ctimeMs?: number };
 
 type FileEntry = {
   file: string;
@@ -124,6 +126,10 @@ function attributesOf(shape: Shape): number[] {
   const attributes: number[] = [];
   for (let i = 0; i + 1 < shape.keys.length; i++) if (!(flagOf(shape, i) & VALUE) && flagOf(shape, i + 1) & VALUE) attributes.push(hash(6, shape.keys[i]));
   return attributes;
+}
+
+function observedBy(stat: FileIdentity): Observed {
+  return { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
 }
 
 /** Run parsing steps to the end at once (under a lock, inside a synchronous callback). */
@@ -222,14 +228,14 @@ export class WorkspaceFacts {
       const text = read.bytes.toString("utf8");
       if (text.startsWith(entry.tail)) {
         await drainSliced(this.readMore(entry, text.slice(entry.tail.length)));
-        entry.observed = { ino: read.ino, size: read.size, mtimeMs: read.mtimeMs };
+        entry.observed = observedBy(read);
         return;
       }
     }
     const read = await readRegularFile(entry.file, { maxBytes: MAX_INDEXED_DAY_FILE_BYTES, root: this.workspaceDir, realRoot, truncate: true });
     if (!read.ok) return this.forget(entry.file);
     await drainSliced(this.reread(entry, read.bytes.toString("utf8")));
-    entry.observed = { ino: read.ino, size: read.size, mtimeMs: read.mtimeMs };
+    entry.observed = observedBy(read);
   }
 
   /**
@@ -243,16 +249,32 @@ export class WorkspaceFacts {
   }
 
   /**
-   * After our own append of `text` to `file`, whose content under the lock was `read`: the index
-   * made to match both, and the file recorded as it was right after the write, so the next refresh
-   * reads nothing unless someone else wrote to it since.
+   * The file as the index last read it whole (or our last append left it), when the index holds
+   * all of it: a capture's look under the lock that finds exactly this need not read the file
+   * (`appendFileLockedUnlessSeen`).
    */
-  appended(file: string, day: string, read: string, text: string, observed: Observed): void {
+  seen(file: string): FileIdentity | undefined {
+    const entry = this.files.get(file);
+    const observed = entry?.observed;
+    // A last line without its newline yet is not in the index: such a file is read.
+    if (observed?.dev === undefined || observed.ctimeMs === undefined || entry?.bytes !== observed.size) return undefined;
+    return { ...observed, dev: observed.dev, ctimeMs: observed.ctimeMs };
+  }
+
+  /**
+   * After our own append of `text` to `file`, whose content under the lock was `read` (undefined:
+   * the file was what `seen` recorded, unread): the index made to match both, and the file
+   * recorded as it was right after the write, so the next refresh reads nothing unless someone
+   * else wrote to it since.
+   */
+  appended(file: string, day: string, read: string | undefined, text: string, observed: Observed): void {
     const entry = this.entry(file, day);
-    // The index was synced to `read` under the lock: only the appended text is parsed (no copy of
-    // the file's text), up to the bound syncText keeps, so both ways index the same lines.
-    if (entry.chars === read.length && read.length < MAX_INDEXED_DAY_FILE_BYTES && read.endsWith(entry.tail)) drain(this.readMore(entry, text.slice(0, MAX_INDEXED_DAY_FILE_BYTES - read.length)));
-    else this.syncText(file, day, read + text);
+    // The index was synced to `read` under the lock (or held the whole file, unchanged): only the
+    // appended text is parsed (no copy of the file's text), up to the bound syncText keeps, so both
+    // ways index the same lines.
+    const inStep = read === undefined || (entry.chars === read.length && read.endsWith(entry.tail));
+    if (!inStep) this.syncText(file, day, read + text);
+    else if (entry.chars < MAX_INDEXED_DAY_FILE_BYTES) drain(this.readMore(entry, text.slice(0, MAX_INDEXED_DAY_FILE_BYTES - entry.chars)));
     entry.observed = entry.bytes === observed.size ? observed : undefined;
   }
 
@@ -280,7 +302,7 @@ export class WorkspaceFacts {
       await drainSliced(this.stepsToMatch(entry, text.slice(0, MAX_INDEXED_DAY_FILE_BYTES), true));
     }
     const stat = await fs.stat(file).catch(() => undefined);
-    entry.observed = stat && stat.size === Buffer.byteLength(text) ? { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
+    entry.observed = stat && stat.size === Buffer.byteLength(text) ? observedBy(stat) : undefined;
   }
 
   /** Drop a file from the index (it is read whole next time). */

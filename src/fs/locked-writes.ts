@@ -64,8 +64,18 @@ export type LockedWriteResult = {
    * is then exactly the text read under the lock followed by these bytes: a caller that keeps an
    * index of the file need not read it again.
    */
-  appended?: { text: string; ino: number; size: number; mtimeMs: number };
+  appended?: { text: string } & FileIdentity;
 };
+
+/**
+ * A file as a read or a write saw it. The same device, inode, size, mtime and ctime later mean no
+ * one wrote to it since, short of a same-size rewrite within one timestamp tick of the file system.
+ */
+export type FileIdentity = { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number };
+
+function sameFileIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
 
 /**
  * A result whose hashes are computed when first read: most callers never read them, and hashing a
@@ -170,8 +180,7 @@ export async function appendFileLocked(
       if (options.expectedHash !== undefined && options.expectedHash !== hashBefore()) throw new ContentChangedError(file, hashBefore());
       const entry = typeof text === "function" ? text(current) : text;
       if (entry === null || (options.skipIfPresent && current.includes(entry))) return lockedWriteResult(false, 0, hashBefore);
-      const landed = await appendBytes(target, appendText("", entry));
-      if (!landed.alone) log().warn({ file }, "another writer appended next to our locked append; both entries kept");
+      const landed = await appendEntry(file, target, entry);
       // What is on disk after our write: our text after what we read, unless another writer's bytes
       // landed too (then read back now, while the lock is held, and hashed when asked for).
       const exact = landed.alone && landed.sizeBefore === Buffer.byteLength(current);
@@ -182,6 +191,53 @@ export async function appendFileLocked(
     },
     options,
   );
+}
+
+/**
+ * `appendFileLocked` for a caller that keeps its own account of the file (the capture's fact
+ * index): when the file, looked at under the lock, is still exactly `seen` (what the caller's last
+ * read or its last append here recorded), its text is not read and `decide` gets `undefined`, to
+ * answer from that account. Otherwise `decide` gets the text, as appendFileLocked's transform does.
+ * A burst of captures appends to one day file back to back: reading the whole file each time (a few
+ * hundred KiB at tens of thousands of facts) made most of the burst's garbage, and collecting it
+ * held the event loop. No hashes here (they need the text); `appended` as for appendFileLocked.
+ */
+export async function appendFileLockedUnlessSeen(
+  file: string,
+  seen: FileIdentity | undefined,
+  decide: (current: string | undefined) => string | null,
+  options: LockedWriteOptions = {},
+): Promise<Pick<LockedWriteResult, "written" | "appended">> {
+  return withFileLock(
+    file,
+    async () => {
+      const unchanged = seen !== undefined && (await stillSeen(file, seen));
+      const read = unchanged ? undefined : await readForAppend(file, options.containWithin);
+      const entry = decide(read?.current);
+      if (entry === null) return { written: false };
+      const landed = await appendEntry(file, read?.target ?? path.resolve(file), entry);
+      const sizeRead = read ? Buffer.byteLength(read.current) : seen?.size;
+      return landed.alone && landed.sizeBefore === sizeRead ? { written: true, appended: { text: landed.written, ...landed.after } } : { written: true };
+    },
+    options,
+  );
+}
+
+function identityOf(stat: FileIdentity): FileIdentity {
+  return { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
+}
+
+/** Is `file` itself (not a link to it) still the regular file `seen` describes? */
+async function stillSeen(file: string, seen: FileIdentity): Promise<boolean> {
+  const stat = await fs.lstat(file).catch(() => undefined);
+  return stat !== undefined && stat.isFile() && sameFileIdentity(seen, stat);
+}
+
+/** One append of `entry` at `target` (fsynced); a write that landed next to another writer's is logged. */
+async function appendEntry(file: string, target: string, entry: string): Promise<Appended> {
+  const landed = await appendBytes(target, appendText("", entry));
+  if (!landed.alone) log().warn({ file }, "another writer appended next to our locked append; both entries kept");
+  return landed;
 }
 
 /**
@@ -215,7 +271,7 @@ const APPEND_FLAGS =
   // Stryker disable next-line LogicalOperator: on Linux an O_RDWR open of a FIFO never blocks; only another OS (or a device node swapped in mid-append) tells it apart
   (fs.constants.O_NONBLOCK ?? 0);
 
-type Appended = { written: string; sizeBefore: number; alone: boolean; after: { ino: number; size: number; mtimeMs: number } };
+type Appended = { written: string; sizeBefore: number; alone: boolean; after: FileIdentity };
 
 const LINE_END_LOOKS = 8;
 
@@ -255,14 +311,18 @@ async function appendBytes(target: string, entry: string): Promise<Appended> {
     while (offset < bytes.length) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
     await handle.sync();
     const after = await handle.stat();
-    return { written, sizeBefore, alone: after.size - sizeBefore === bytes.length, after: { ino: after.ino, size: after.size, mtimeMs: after.mtimeMs } };
+    return { written, sizeBefore, alone: after.size - sizeBefore === bytes.length, after: identityOf(after) };
   } finally {
     await handle.close();
   }
 }
 
-type AppendGroup = { entries: string[]; result: Promise<LockedWriteResult> };
+type GroupedResult = Pick<LockedWriteResult, "written" | "appended">;
+type AppendGroup = { entries: string[]; result: Promise<GroupedResult> };
 const openGroups = new Map<string, AppendGroup>();
+/** What each file's last grouped append left it as (a few queue files): the next group need not read it. */
+const groupedSeen = new Map<string, FileIdentity>();
+const GROUPED_SEEN_FILES = 64;
 
 /**
  * `appendFileLocked` for a file many callers append lines to at once (the triage queue in a burst
@@ -272,8 +332,11 @@ const openGroups = new Map<string, AppendGroup>();
  * waits for a later write, or when its write fails before that (the lock not had): a failure fails
  * every entry of the group (each caller sees it), and the next entry starts a new group. Callers
  * with other options (another lock agent, another `containWithin`) get groups of their own.
+ * The file's text is read only when it is not as the last group's write left it (a queue line
+ * never depends on what is already there; reading a growing queue once per group was most of a
+ * burst's garbage).
  */
-export function appendLineGrouped(file: string, entry: string, options: LockedWriteOptions = {}): Promise<LockedWriteResult> {
+export function appendLineGrouped(file: string, entry: string, options: LockedWriteOptions = {}): Promise<GroupedResult> {
   const key = `${path.resolve(file)}\u0000${JSON.stringify(options)}`;
   let group = openGroups.get(key);
   if (!group) {
@@ -281,14 +344,20 @@ export function appendLineGrouped(file: string, entry: string, options: LockedWr
     const close = () => {
       if (openGroups.get(key) === group) openGroups.delete(key);
     };
-    const result = appendFileLocked(
+    const result = appendFileLockedUnlessSeen(
       file,
+      groupedSeen.get(key),
       () => {
         close();
         return entries.map((line) => appendText("", line)).join("");
       },
       options,
-    );
+    ).then((written) => {
+      groupedSeen.delete(key);
+      if (written.appended) groupedSeen.set(key, identityOf(written.appended));
+      if (groupedSeen.size > GROUPED_SEEN_FILES) groupedSeen.delete(groupedSeen.keys().next().value as string);
+      return written;
+    });
     result.then(close, close);
     group = { entries, result };
     openGroups.set(key, group);
