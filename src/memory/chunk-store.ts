@@ -70,6 +70,8 @@ const DROPPED_WORD = -1;
 const MAX_WORD_IDS = 500_000;
 /** Slots processed between hand-backs when a store is loaded (a few ms of work). */
 const STEP_SLOTS = 8192;
+/** Terms numbered per step of a load (a Map insert each). */
+const STEP_TERMS = 16_384;
 const NO_DATE = 0;
 /**
  * Slots scored at a time in a search: the slice's scores, lengths and flags stay in the CPU cache
@@ -127,6 +129,16 @@ export type StoreSnapshot<M> = {
   forwardTerm: Uint32Array;
   forwardTf: Uint16Array;
 };
+
+/** A live copy under way (liveSnapshotSteps): the snapshot so far and the old ids' new numbers. */
+type LiveCopy<M> = { snapshot: StoreSnapshot<M>; termMap: Int32Array; headingMap: Int32Array; used: number; next: number };
+
+/** Runs a generator's steps at once and returns its value. */
+function finish<T>(steps: Generator<void, T>): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
 
 export class ChunkStore<M> {
   // Files, by path, and the file of each slot.
@@ -261,7 +273,11 @@ export class ChunkStore<M> {
     if (!file) return;
     this.files.delete(rel);
     for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) this.killSlot(slot);
-    if (this.deadSlots > 1024 && this.deadSlots * 4 > this.liveSlots) this.compact();
+  }
+
+  /** Dead slots (of deleted or rewritten files) worth a compaction: over 1,024 and a fifth of all. */
+  private compactionDue(): boolean {
+    return this.deadSlots > 1024 && this.deadSlots * 4 > this.liveSlots;
   }
 
   chunk(slot: number): StoredChunk {
@@ -445,7 +461,7 @@ export class ChunkStore<M> {
    * arrays rather than overwrite the viewed range), so the snapshot may be encoded in slices.
    */
   snapshot(): StoreSnapshot<M> {
-    if (this.deadSlots > 0) return this.liveSnapshot();
+    if (this.deadSlots > 0) return finish(this.liveSnapshotSteps());
     const n = this.slots;
     return {
       files: [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot).map((f) => ({ rel: f.rel, meta: f.meta, text: f.text, count: f.count })),
@@ -463,14 +479,7 @@ export class ChunkStore<M> {
     };
   }
 
-  /** A store from a snapshot, synchronously (compaction). Throws on an inconsistent snapshot. */
-  static fromSnapshot<M>(snapshot: StoreSnapshot<M>): ChunkStore<M> {
-    const store = new ChunkStore<M>();
-    for (const _ of store.loadSteps(snapshot));
-    return store;
-  }
-
-  /** A store from a snapshot, handing the event loop back between steps (warm start). */
+  /** A store from a snapshot, handing the event loop back between steps (warm start, compaction). */
   static async load<M>(snapshot: StoreSnapshot<M>, pause: () => Promise<void>): Promise<ChunkStore<M>> {
     const store = new ChunkStore<M>();
     for (const _ of store.loadSteps(snapshot)) await pause();
@@ -489,7 +498,10 @@ export class ChunkStore<M> {
       if (array.length !== n) throw new Error("index snapshot is inconsistent");
     }
     this.terms = snapshot.terms.slice();
-    this.terms.forEach((term, id) => this.termIds.set(term, id));
+    for (let from = 0; from < this.terms.length; from += STEP_TERMS) {
+      this.numberTerms(from, Math.min(this.terms.length, from + STEP_TERMS));
+      yield;
+    }
     this.documentFrequency = new Int32Array(this.terms.length);
     this.scratchCount = new Int32Array(this.terms.length);
     this.headings = snapshot.headings.slice();
@@ -523,6 +535,11 @@ export class ChunkStore<M> {
     this.slots = n;
     this.liveSlots = n;
     yield* this.rebuildPostingsSteps();
+  }
+
+  /** Term ids of the loaded terms [from, to). */
+  private numberTerms(from: number, to: number): void {
+    for (let id = from; id < to; id++) this.termIds.set(this.terms[id], id);
   }
 
   /** Forward-list starts, document frequencies and total length for loaded slots [from, to). */
@@ -677,8 +694,21 @@ export class ChunkStore<M> {
     if (this.postingsStale()) this.rebuildPostings();
   }
 
-  /** Rebuilds stale postings in slices (after a build), so that the next search need not. */
+  /**
+   * After changes: compacts once dead slots pile up, else rebuilds stale postings, in slices (the
+   * caller hands the event loop back in `pause`), so that the next search need not. Compaction
+   * used to run inside deleteFile, in one piece: with a day file rewritten again and again (a burst
+   * of captures) that held the event loop for tens of ms at 40,000 facts. Searches in between use
+   * the store as it was; the caller makes no other change until this returns.
+   */
   async settle(pause: () => Promise<void>): Promise<void> {
+    if (this.compactionDue()) {
+      const steps = this.liveSnapshotSteps();
+      let step = steps.next();
+      for (; !step.done; step = steps.next()) await pause();
+      Object.assign(this, await ChunkStore.load(step.value, pause));
+      return;
+    }
     if (!this.postingsStale()) return;
     for (const _ of this.rebuildPostingsSteps()) await pause();
   }
@@ -737,63 +767,71 @@ export class ChunkStore<M> {
     }
   }
 
-  /** Renumber live slots densely, drop unused terms and headings, rebuild the postings. */
-  private compact(): void {
-    if (this.deadSlots === 0) return;
-    Object.assign(this, ChunkStore.fromSnapshot(this.liveSnapshot()));
-  }
-
-  /** A copy of the live slots, renumbered densely, with unused terms and headings dropped. */
-  private liveSnapshot(): StoreSnapshot<M> {
-    const snapshot: StoreSnapshot<M> = {
-      files: [],
-      terms: [],
-      headings: [],
-      textStart: new Int32Array(this.liveSlots),
-      textLength: new Int32Array(this.liveSlots),
-      heading: new Int32Array(this.liveSlots),
-      date: new Int32Array(this.liveSlots),
-      confidence: new Float32Array(this.liveSlots),
-      length: new Int32Array(this.liveSlots),
-      forwardLength: new Int32Array(this.liveSlots),
-      forwardTerm: new Uint32Array(0),
-      forwardTf: new Uint16Array(0),
+  /**
+   * A copy of the live slots, renumbered densely, with unused terms and headings dropped: the
+   * generator's value, built a slice of slots per step.
+   */
+  private *liveSnapshotSteps(): Generator<void, StoreSnapshot<M>> {
+    const copy: LiveCopy<M> = {
+      snapshot: {
+        files: [],
+        terms: [],
+        headings: [],
+        textStart: new Int32Array(this.liveSlots),
+        textLength: new Int32Array(this.liveSlots),
+        heading: new Int32Array(this.liveSlots),
+        date: new Int32Array(this.liveSlots),
+        confidence: new Float32Array(this.liveSlots),
+        length: new Int32Array(this.liveSlots),
+        forwardLength: new Int32Array(this.liveSlots),
+        forwardTerm: new Uint32Array(this.forwardUsed),
+        forwardTf: new Uint16Array(this.forwardUsed),
+      },
+      termMap: new Int32Array(this.terms.length).fill(-1),
+      headingMap: new Int32Array(this.headings.length).fill(-1),
+      used: 0,
+      next: 0,
     };
-    const termMap = new Int32Array(this.terms.length).fill(-1);
-    const headingMap = new Int32Array(this.headings.length).fill(-1);
-    const forwardTerm = new Uint32Array(this.forwardUsed);
-    const forwardTf = new Uint16Array(this.forwardUsed);
-    let used = 0;
-    let next = 0;
     for (const file of [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot)) {
-      snapshot.files.push({ rel: file.rel, meta: file.meta, text: file.text, count: file.count });
-      for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++, next++) {
-        snapshot.textStart[next] = this.textStart[slot];
-        snapshot.textLength[next] = this.textLength[slot];
-        let heading = headingMap[this.heading[slot]];
-        if (heading === -1) {
-          heading = snapshot.headings.push(this.headings[this.heading[slot]]) - 1;
-          headingMap[this.heading[slot]] = heading;
-        }
-        snapshot.heading[next] = heading;
-        snapshot.date[next] = this.date[slot];
-        snapshot.confidence[next] = this.confidence[slot];
-        snapshot.length[next] = this.length[slot];
-        snapshot.forwardLength[next] = this.forwardLength[slot];
-        const from = this.forwardStart[slot];
-        for (let i = from; i < from + this.forwardLength[slot]; i++) {
-          let term = termMap[this.forwardTerm[i]];
-          if (term === -1) {
-            term = snapshot.terms.push(this.terms[this.forwardTerm[i]]) - 1;
-            termMap[this.forwardTerm[i]] = term;
-          }
-          forwardTerm[used] = term;
-          forwardTf[used++] = this.forwardTf[i];
-        }
+      copy.snapshot.files.push({ rel: file.rel, meta: file.meta, text: file.text, count: file.count });
+      for (let from = file.firstSlot; from < file.firstSlot + file.count; from += STEP_SLOTS) {
+        this.copyLiveSlots(copy, from, Math.min(file.firstSlot + file.count, from + STEP_SLOTS));
+        yield;
       }
     }
-    snapshot.forwardTerm = forwardTerm.subarray(0, used);
-    snapshot.forwardTf = forwardTf.subarray(0, used);
+    const { snapshot } = copy;
+    snapshot.forwardTerm = snapshot.forwardTerm.subarray(0, copy.used);
+    snapshot.forwardTf = snapshot.forwardTf.subarray(0, copy.used);
     return snapshot;
+  }
+
+  /** liveSnapshotSteps' copy of the slots [from, to) of one file, at the copy's next place. */
+  private copyLiveSlots(copy: LiveCopy<M>, from: number, to: number): void {
+    const { snapshot, termMap, headingMap } = copy;
+    for (let slot = from; slot < to; slot++, copy.next++) {
+      const next = copy.next;
+      snapshot.textStart[next] = this.textStart[slot];
+      snapshot.textLength[next] = this.textLength[slot];
+      let heading = headingMap[this.heading[slot]];
+      if (heading === -1) {
+        heading = snapshot.headings.push(this.headings[this.heading[slot]]) - 1;
+        headingMap[this.heading[slot]] = heading;
+      }
+      snapshot.heading[next] = heading;
+      snapshot.date[next] = this.date[slot];
+      snapshot.confidence[next] = this.confidence[slot];
+      snapshot.length[next] = this.length[slot];
+      snapshot.forwardLength[next] = this.forwardLength[slot];
+      const start = this.forwardStart[slot];
+      for (let i = start; i < start + this.forwardLength[slot]; i++) {
+        let term = termMap[this.forwardTerm[i]];
+        if (term === -1) {
+          term = snapshot.terms.push(this.terms[this.forwardTerm[i]]) - 1;
+          termMap[this.forwardTerm[i]] = term;
+        }
+        snapshot.forwardTerm[copy.used] = term;
+        snapshot.forwardTf[copy.used++] = this.forwardTf[i];
+      }
+    }
   }
 }
