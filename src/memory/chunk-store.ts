@@ -72,6 +72,12 @@ const MAX_WORD_IDS = 500_000;
 const STEP_SLOTS = 8192;
 /** Terms numbered per step of a load (a Map insert each). */
 const STEP_TERMS = 16_384;
+/** Chunks added per step of setFileSteps (their words looked up, their postings listed: a few ms). */
+const STEP_CHUNKS = 1024;
+// A slot's state (`alive`).
+const DEAD = 0;
+const LIVE = 1;
+const PENDING = 2;
 const NO_DATE = 0;
 /**
  * Slots scored at a time in a search: the slice's scores, lengths and flags stay in the CPU cache
@@ -152,6 +158,7 @@ export class ChunkStore<M> {
   private date: Int32Array = new Int32Array(0);
   private confidence: Float32Array = new Float32Array(0);
   private length: Int32Array = new Int32Array(0);
+  // DEAD, LIVE or PENDING (setFileSteps: added, not yet searched).
   private alive: Uint8Array = new Uint8Array(0);
   private forwardStart: Int32Array = new Int32Array(0);
   private forwardLength: Int32Array = new Int32Array(0);
@@ -178,6 +185,7 @@ export class ChunkStore<M> {
   // Corpus statistics over live slots.
   private liveSlots = 0;
   private deadSlots = 0;
+  private pendingSlots = 0;
   private totalLength = 0;
   // Query scratch space, reused (sized to the slot count).
   private scratchScore: Float64Array = new Float64Array(0);
@@ -213,10 +221,37 @@ export class ChunkStore<M> {
 
   /** Replace (or add) one file and its chunks. The same text twice in the file is kept once. */
   setFile(rel: string, meta: M, chunks: readonly StoredChunkInput[]): void {
-    this.deleteFile(rel);
+    finish(this.setFileSteps(rel, meta, chunks));
+  }
+
+  /**
+   * setFile a slice of chunks per step, for a caller that hands the event loop back in between (a
+   * day file of thousands of captured facts took tens of ms in one piece). Until the last step the
+   * new chunks are pending: searches skip them and the corpus statistics leave them out, while the
+   * file's old chunks still answer; then, at once, the new take the old ones' place. Abandoned
+   * before that, the pending chunks are dead slots (compacted like any).
+   */
+  *setFileSteps(rel: string, meta: M, chunks: readonly StoredChunkInput[]): Generator<void> {
+    const kept = distinctTexts(chunks);
     const file: StoredFile<M> = { rel, meta, text: "", firstSlot: this.slots, count: 0 };
-    this.files.set(rel, file);
-    this.appendChunks(file, distinctTexts(chunks));
+    let live = false;
+    try {
+      for (let from = 0; from < kept.length; from += STEP_CHUNKS) {
+        this.appendChunks(file, kept.slice(from, from + STEP_CHUNKS), PENDING);
+        this.pendingSlots = file.count;
+        if (from + STEP_CHUNKS < kept.length) yield;
+      }
+      this.deleteFile(rel);
+      this.files.set(rel, file);
+      for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) this.bringToLife(slot);
+      live = true;
+    } finally {
+      this.pendingSlots = 0;
+      if (!live) {
+        for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) this.alive[slot] = DEAD;
+        this.deadSlots += file.count;
+      }
+    }
   }
 
   /** True when `rel`'s slots are the store's last ones, so the file can grow in place. */
@@ -233,10 +268,10 @@ export class ChunkStore<M> {
     const file = this.files.get(rel);
     if (!file || !this.isLastFile(rel)) throw new Error(`${rel} is not the index's last file`);
     file.meta = meta;
-    this.appendChunks(file, chunks);
+    this.appendChunks(file, chunks, LIVE);
   }
 
-  private appendChunks(file: StoredFile<M>, chunks: readonly StoredChunkInput[]): void {
+  private appendChunks(file: StoredFile<M>, chunks: readonly StoredChunkInput[], state: typeof LIVE | typeof PENDING): void {
     let offset = file.text.length;
     file.text += chunks.map((chunk) => chunk.text).join("");
     file.count += chunks.length;
@@ -257,7 +292,7 @@ export class ChunkStore<M> {
         lastDate = chunk.date;
         lastDateNumber = dateToNumber(chunk.date);
       }
-      this.appendSlot(file, offset, chunk.text.length, lastHeading, lastDateNumber, chunk.confidence, length, distinct);
+      this.appendSlot(file, offset, chunk.text.length, lastHeading, lastDateNumber, chunk.confidence, length, distinct, state);
       offset += chunk.text.length;
     }
   }
@@ -353,7 +388,7 @@ export class ChunkStore<M> {
   neighbour(slot: number, offset: number): StoredChunk | undefined {
     const file = this.slotFile[slot];
     const target = slot + offset;
-    if (!file || !this.alive[slot] || target < file.firstSlot || target >= file.firstSlot + file.count) return undefined;
+    if (!file || this.alive[slot] !== LIVE || target < file.firstSlot || target >= file.firstSlot + file.count) return undefined;
     return this.chunk(target);
   }
 
@@ -433,7 +468,7 @@ export class ChunkStore<M> {
     let i = walk.next;
     for (; i < end && postingSlot[i] < to; i++) {
       const slot = postingSlot[i];
-      if (!alive[slot]) continue;
+      if (alive[slot] !== LIVE) continue;
       if (!seen[slot]) {
         seen[slot] = 1;
         touched[touchedCount++] = slot;
@@ -444,7 +479,7 @@ export class ChunkStore<M> {
     let r = walk.recentNext;
     for (; r < recentEnd && recent[r] < to; r += 2) {
       const slot = recent[r];
-      if (!alive[slot]) continue;
+      if (alive[slot] !== LIVE) continue;
       if (!seen[slot]) {
         seen[slot] = 1;
         touched[touchedCount++] = slot;
@@ -461,7 +496,7 @@ export class ChunkStore<M> {
    * arrays rather than overwrite the viewed range), so the snapshot may be encoded in slices.
    */
   snapshot(): StoreSnapshot<M> {
-    if (this.deadSlots > 0) return finish(this.liveSnapshotSteps());
+    if (this.deadSlots > 0 || this.pendingSlots > 0) return finish(this.liveSnapshotSteps());
     const n = this.slots;
     return {
       files: [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot).map((f) => ({ rel: f.rel, meta: f.meta, text: f.text, count: f.count })),
@@ -517,7 +552,7 @@ export class ChunkStore<M> {
     this.forwardTf = snapshot.forwardTf;
     this.forwardUsed = forwardTotal;
     this.forwardStart = new Int32Array(n);
-    this.alive = new Uint8Array(n).fill(1);
+    this.alive = new Uint8Array(n).fill(LIVE);
     this.slotFile = Array.from({ length: n });
     let slot = 0;
     for (const f of snapshot.files) {
@@ -618,8 +653,11 @@ export class ChunkStore<M> {
     return id;
   }
 
-  /** Appends one chunk; its term counts are in `scratchCount` at the `distinct` term ids (reset here). */
-  private appendSlot(file: StoredFile<M>, start: number, textLength: number, heading: number, date: number, confidence: number | undefined, length: number, distinct: readonly number[]): void {
+  /**
+   * Appends one chunk; its term counts are in `scratchCount` at the `distinct` term ids (reset here).
+   * A pending chunk is counted in the corpus statistics only when it comes to life.
+   */
+  private appendSlot(file: StoredFile<M>, start: number, textLength: number, heading: number, date: number, confidence: number | undefined, length: number, distinct: readonly number[], state: typeof LIVE | typeof PENDING): void {
     const slot = this.slots++;
     const need = slot + 1;
     // The per-slot arrays always grow together (by doubling): one check for all of them.
@@ -645,7 +683,7 @@ export class ChunkStore<M> {
     this.date[slot] = date;
     this.confidence[slot] = confidence ?? Number.NaN;
     this.length[slot] = length;
-    this.alive[slot] = 1;
+    this.alive[slot] = state;
     this.forwardStart[slot] = this.forwardUsed;
     this.forwardLength[slot] = distinct.length;
     const tracked = this.indexedSlots > 0 || this.postingSlot.length > 0;
@@ -655,7 +693,7 @@ export class ChunkStore<M> {
       this.forwardTerm[this.forwardUsed] = term;
       this.forwardTf[this.forwardUsed] = capped;
       this.forwardUsed++;
-      this.documentFrequency[term]++;
+      if (state === LIVE) this.documentFrequency[term]++;
       if (tracked) {
         let list = this.recent.get(term);
         if (!list) this.recent.set(term, (list = []));
@@ -663,13 +701,24 @@ export class ChunkStore<M> {
         this.recentPostings++;
       }
     }
+    if (state === LIVE) {
+      this.liveSlots++;
+      this.totalLength += length;
+    }
+  }
+
+  /** A pending slot becomes live: counted in the corpus statistics, found by searches. */
+  private bringToLife(slot: number): void {
+    this.alive[slot] = LIVE;
+    const start = this.forwardStart[slot];
+    for (let i = start; i < start + this.forwardLength[slot]; i++) this.documentFrequency[this.forwardTerm[i]]++;
     this.liveSlots++;
-    this.totalLength += length;
+    this.totalLength += this.length[slot];
   }
 
   private killSlot(slot: number): void {
-    if (!this.alive[slot]) return;
-    this.alive[slot] = 0;
+    if (this.alive[slot] !== LIVE) return;
+    this.alive[slot] = DEAD;
     this.slotFile[slot] = undefined;
     const start = this.forwardStart[slot];
     for (let i = start; i < start + this.forwardLength[slot]; i++) this.documentFrequency[this.forwardTerm[i]]--;
@@ -743,21 +792,21 @@ export class ChunkStore<M> {
     this.recentPostings = 0;
   }
 
-  /** Postings per term (shifted by one, for the prefix sums) of the live slots [from, to). */
+  /** Postings per term (shifted by one, for the prefix sums) of the live and pending slots [from, to). */
   private countPostings(start: Int32Array, from: number, to: number): void {
     const { alive, forwardStart, forwardLength, forwardTerm } = this;
     for (let slot = from; slot < to; slot++) {
-      if (!alive[slot]) continue;
+      if (alive[slot] === DEAD) continue;
       const end = forwardStart[slot] + forwardLength[slot];
       for (let i = forwardStart[slot]; i < end; i++) start[forwardTerm[i] + 1]++;
     }
   }
 
-  /** Writes the postings of the live slots [from, to) at each term's fill position. */
+  /** Writes the postings of the live and pending slots [from, to) at each term's fill position. */
   private fillPostings(fill: Int32Array, postingSlot: Uint32Array, postingTf: Uint16Array, from: number, to: number): void {
     const { alive, forwardStart, forwardLength, forwardTerm, forwardTf } = this;
     for (let slot = from; slot < to; slot++) {
-      if (!alive[slot]) continue;
+      if (alive[slot] === DEAD) continue;
       const end = forwardStart[slot] + forwardLength[slot];
       for (let i = forwardStart[slot]; i < end; i++) {
         const at = fill[forwardTerm[i]]++;

@@ -417,7 +417,9 @@ export class MemoryIndex {
         this.store.appendToFile(file.rel, meta, await analyseChunks(added, slicer));
         stats.filesAppended++;
       } else {
-        this.store.setFile(file.rel, meta, await analyseChunks(chunks, slicer));
+        const analysed = await analyseChunks(chunks, slicer);
+        // In slices: a day file of thousands of captured facts is thousands of chunks.
+        for (const _ of this.store.setFileSteps(file.rel, meta, analysed)) if (slicer.due()) await slicer.yieldNow();
       }
       stats.filesRead++;
       stats.changed = true;

@@ -2,10 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { captureFact } from "../../src/capture/capture.ts";
 import { MAX_DEDUPE_FILES, MAX_INDEXED_WORKSPACES, WorkspaceFacts, clearFactIndexes, factIndexFor } from "../../src/capture/fact-index.ts";
 import * as factLine from "../../src/capture/fact-line.ts";
 import * as relation from "../../src/capture/relation.ts";
 import * as safeRead from "../../src/fs/safe-read.ts";
+import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "../../src/memory/config-md.ts";
 import { factLine as line, observedOf, touch } from "./capture-index-fixtures.ts";
 import { temporaryWorkspace } from "./lifecycle-fixtures.ts";
 
@@ -382,5 +384,33 @@ describe("the indexes kept in process", () => {
     expect(factIndexFor(path.join(ws(), "w0"))).toBe(first);
     clearFactIndexes();
     expect(factIndexFor(path.join(ws(), "w0"))).not.toBe(first);
+  });
+});
+
+describe("captures one after another", () => {
+  const config = HYGIENE_CONFIG_DEFAULTS;
+  const capture = (statement: string) =>
+    captureFact({ workspaceDir: ws(), fact: { kind: "memory", statement, tag: "#knowledge", trigger: "remember-that" }, now: new Date(`${TODAY}T10:00:00.000Z`), config, lock: lockOptionsFromConfig(config, "memory-capture") });
+  const readsOfToday = () => work().reads.filter(([day]) => day === TODAY);
+
+  it("read today's file once; after another writer's append, from where the index stopped, never whole under the lock", async () => {
+    clearFactIndexes();
+    const file = fileOf(TODAY);
+    fs.writeFileSync(file, `${line("my locker code is 4312")}\n`);
+    work();
+    expect(await capture("the boat is called Wren")).toMatchObject({ action: "added" });
+    expect(readsOfToday()).toEqual([[TODAY, 0]]);
+    for (const statement of ["the dentist is on Tuesday", "the gate code is 1234", "my sister lives in Oslo"]) expect(await capture(statement)).toMatchObject({ action: "added" });
+    expect(readsOfToday()).toEqual([]);
+    const before = fs.statSync(file).size;
+    fs.appendFileSync(file, `${line("the cat is called Miso")}\n`);
+    expect(await capture("the dog is called Pip")).toMatchObject({ action: "added" });
+    const reads = readsOfToday();
+    expect(reads).toHaveLength(1);
+    expect(reads[0][1]).toBeGreaterThan(0);
+    expect(reads[0][1]).toBeLessThan(before);
+    expect(await capture("the cat is called Miso")).toMatchObject({ action: "mentioned" });
+    const statements = fs.readFileSync(file, "utf8").trim().split("\n").map((text) => factLine.capturedStatement(text)?.statement);
+    expect(statements).toEqual(["my locker code is 4312", "the boat is called Wren", "the dentist is on Tuesday", "the gate code is 1234", "my sister lives in Oslo", "the cat is called Miso", "the dog is called Pip"]);
   });
 });
