@@ -73,7 +73,7 @@ const STEP_SLOTS = 8192;
 /** Terms numbered per step of a load (a Map insert each). */
 const STEP_TERMS = 16_384;
 /** Chunks added per step of setFileSteps (their words looked up, their postings listed: a few ms). */
-const STEP_CHUNKS = 1024;
+const STEP_CHUNKS = 256;
 // A slot's state (`alive`).
 const DEAD = 0;
 const LIVE = 1;
@@ -247,10 +247,7 @@ export class ChunkStore<M> {
       live = true;
     } finally {
       this.pendingSlots = 0;
-      if (!live) {
-        for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) this.alive[slot] = DEAD;
-        this.deadSlots += file.count;
-      }
+      if (!live) this.abandon(file);
     }
   }
 
@@ -269,6 +266,56 @@ export class ChunkStore<M> {
     if (!file || !this.isLastFile(rel)) throw new Error(`${rel} is not the index's last file`);
     file.meta = meta;
     this.appendChunks(file, chunks, LIVE);
+  }
+
+  /**
+   * appendToFile for a file that is no longer the store's last (a file changed after it; in a burst
+   * of captures, an older day file where a fact was superseded): its chunks are copied to the end as
+   * they were analysed (no new analysis), the added chunks after them, pending as in setFileSteps,
+   * and then they replace the old ones at once. Rewriting the file instead analysed every chunk of
+   * a day file again, dozens of times a burst.
+   */
+  *growFileSteps(rel: string, meta: M, added: readonly StoredChunkInput[]): Generator<void> {
+    const old = this.files.get(rel);
+    if (!old) throw new Error(`${rel} is not in the index`);
+    const file: StoredFile<M> = { rel, meta, text: old.text, firstSlot: this.slots, count: 0 };
+    let live = false;
+    try {
+      for (let from = old.firstSlot; from < old.firstSlot + old.count; from += STEP_CHUNKS) {
+        this.copySlots(file, from, Math.min(old.firstSlot + old.count, from + STEP_CHUNKS));
+        this.pendingSlots = file.count;
+        yield;
+      }
+      for (let from = 0; from < added.length; from += STEP_CHUNKS) {
+        this.appendChunks(file, added.slice(from, from + STEP_CHUNKS), PENDING);
+        this.pendingSlots = file.count;
+        if (from + STEP_CHUNKS < added.length) yield;
+      }
+      this.deleteFile(rel);
+      this.files.set(rel, file);
+      for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) this.bringToLife(slot);
+      live = true;
+    } finally {
+      this.pendingSlots = 0;
+      if (!live) this.abandon(file);
+    }
+  }
+
+  /** Copies of the slots [from, to) at the end of `file`, pending, their text where it was. */
+  private copySlots(file: StoredFile<M>, from: number, to: number): void {
+    for (let slot = from; slot < to; slot++) {
+      const start = this.forwardStart[slot];
+      const distinct = Array.from(this.forwardTerm.subarray(start, start + this.forwardLength[slot]));
+      for (let i = 0; i < distinct.length; i++) this.scratchCount[distinct[i]] = this.forwardTf[start + i];
+      this.appendSlot(file, this.textStart[slot], this.textLength[slot], this.heading[slot], this.date[slot], this.confidence[slot], this.length[slot], distinct, PENDING);
+      file.count++;
+    }
+  }
+
+  /** Slots of a file that never came to life: dead, to be compacted. */
+  private abandon(file: StoredFile<M>): void {
+    for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) this.alive[slot] = DEAD;
+    this.deadSlots += file.count;
   }
 
   private appendChunks(file: StoredFile<M>, chunks: readonly StoredChunkInput[], state: typeof LIVE | typeof PENDING): void {

@@ -414,7 +414,9 @@ export class MemoryIndex {
       if (added) {
         // Only text was added at the end (a capture, the agent's note): the file's earlier chunks
         // stay as they are, so a day file growing line by line costs its new lines, not its size.
-        this.store.appendToFile(file.rel, meta, await analyseChunks(added, slicer));
+        const analysed = await analyseChunks(added, slicer);
+        if (this.store.isLastFile(file.rel)) this.store.appendToFile(file.rel, meta, analysed);
+        else for (const _ of this.store.growFileSteps(file.rel, meta, analysed)) if (slicer.due()) await slicer.yieldNow();
         stats.filesAppended++;
       } else {
         const analysed = await analyseChunks(chunks, slicer);
@@ -443,13 +445,13 @@ export class MemoryIndex {
 
   /**
    * The chunks `bytes` adds to what the store holds for `rel`, when the file only grew: its old bytes
-   * are unchanged, it is the store's last file (its slots can grow in place), and the new file's
-   * chunks begin with exactly the stored ones (an append that continued the last entry, or changed
+   * are unchanged and the new file's chunks begin with exactly the stored ones (the store grows the
+   * file in place when it is its last, else moves its analysed chunks to the end) (an append that continued the last entry, or changed
    * what the front matter says, splits differently: then the file is indexed again in full).
    */
   private appendedChunks(rel: string, known: FileMeta, bytes: Buffer, chunks: readonly UnidentifiedChunk[]): UnidentifiedChunk[] | undefined {
     const stored = this.store.file(rel);
-    if (!stored || bytes.length <= known.size || !this.store.isLastFile(rel)) return undefined;
+    if (!stored || bytes.length <= known.size) return undefined;
     if (contentHash(bytes.subarray(0, known.size)) !== known.hash) return undefined;
     const kept = distinctTexts(chunks);
     let prefixLength = 0;

@@ -67,13 +67,38 @@ describe("MemoryIndex: a file that only grew", () => {
     expect(chunksFor(index, ["token1", "token9"])).toEqual(chunksFor(await freshIndex(), ["token1", "token9"]));
   });
 
-  it("indexes a file that is not the index's last in full once, then only its appends", async () => {
+  it("a file that is not the index's last: only its appends are analysed (its chunks move to the end as they were)", async () => {
     const index = await freshIndex();
     fs.appendFileSync(path.join(ws, "memory/2026-11-25.md"), "- Yesterday's late note, token4.\n");
-    expect(await index.refresh()).toMatchObject({ filesRead: 1, filesAppended: 0 });
+    expect(await index.refresh()).toMatchObject({ filesRead: 1, filesAppended: 1 });
     fs.appendFileSync(path.join(ws, "memory/2026-11-25.md"), "- Yesterday's later note, token5.\n");
     expect(await index.refresh()).toMatchObject({ filesRead: 1, filesAppended: 1 });
-    expect(chunksFor(index, ["token0", "token4", "token5"])).toEqual(chunksFor(await freshIndex(), ["token0", "token4", "token5"]));
+    // Today's file is no longer the last either: its append moves it back.
+    append("- Today's second note, token6.\n");
+    expect(await index.refresh()).toMatchObject({ filesRead: 1, filesAppended: 1 });
+    const tokens = ["token0", "token1", "token4", "token5", "token6"];
+    expect(chunksFor(index, tokens)).toEqual(chunksFor(await freshIndex(), tokens));
+    expect(index.chunkCount).toBe((await freshIndex()).chunkCount);
+  });
+
+  it("appends to two files in turn, with rewrites of one between them, hold what a fresh build holds", async () => {
+    const index = await freshIndex();
+    const random = seededRandom(8);
+    const yesterday = path.join(ws, "memory/2026-11-25.md");
+    const tokens = ["token0", "token1"];
+    let appended = 0;
+    for (let step = 0; step < 40; step++) {
+      const token = `token${tokens.length}`;
+      tokens.push(token);
+      const roll = random();
+      if (roll < 0.45) append(`- Note ${step} about ${token}.\n`);
+      else if (roll < 0.85) fs.appendFileSync(yesterday, `- Yesterday's note ${step} about ${token}.\n`);
+      else fs.writeFileSync(yesterday, fs.readFileSync(yesterday, "utf8").replace("Drafted", `Drafted ${token} and`));
+      const stats = await index.refresh();
+      appended += stats.filesAppended;
+      expect(chunksFor(index, tokens), `step ${step}`).toEqual(chunksFor(await freshIndex(), tokens));
+    }
+    expect(appended).toBeGreaterThan(25);
   });
 
   it("after any sequence of appends holds what a fresh build holds, and so does its saved cache", async () => {
