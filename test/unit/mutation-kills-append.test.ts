@@ -55,7 +55,8 @@ describe("lock.ts: locked appends land once, on their own line", () => {
       const result = await appendFileLocked(file, entry, fast);
       expect(read(file)).toBe(after);
       // What was appended (separator included) and the file right after it, for a caller's index.
-      const appended = { text: after.slice((before ?? "").length), ino: fs.statSync(file).ino, size: Buffer.byteLength(after), mtimeMs: fs.statSync(file).mtimeMs };
+      const { dev, ino, mtimeMs, ctimeMs } = fs.statSync(file);
+      const appended = { text: after.slice((before ?? "").length), dev, ino, size: Buffer.byteLength(after), mtimeMs, ctimeMs };
       expect(result).toEqual({ written: true, hashBefore: contentHash(before ?? ""), hashAfter: contentHash(after), conflicts: 0, appended });
     }
     expect(warnings()).toEqual([]);
