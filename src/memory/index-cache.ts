@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { withFileLock } from "../fs/lock.ts";
@@ -25,7 +26,7 @@ type Header<M> = CacheIdentity & {
 type SectionName = "text" | "terms" | "headings" | "textStart" | "textLength" | "heading" | "date" | "confidence" | "length" | "forwardLength" | "forwardTerm" | "forwardTf";
 
 const align4 = (n: number) => (n + 3) & ~3;
-/** Files encoded or decoded between hand-backs. */
+/** Files measured or decoded between hand-backs. */
 const FILES_PER_STEP = 256;
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 // Heading paths as text: titles joined by \u0001, paths by \n (a title is one line; a \u0001 in
@@ -35,28 +36,40 @@ const encodeHeadings = (headings: readonly string[][]) => headings.map((h) => h.
 const decodeHeadings = (text: string) => text.split("\n").map((line) => (line ? line.split(TITLE_SEPARATOR) : []));
 
 /**
- * Encodes in steps, handing the event loop back between them (each is a few ms at 100k chunks).
- * Every section's size is known up front, so the file is one buffer written in place: the texts
- * go straight into it, file by file (no second copy of the vault's text at the peak).
+ * How a cache write cuts its work: bytes of text encoded at a time before they are written (the
+ * largest buffer a write makes), heading paths encoded between hand-backs (all at once held the
+ * event loop ~35 ms at 100k chunks). Tests cut smaller, to split texts and headings across pieces.
  */
-export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: StoreSnapshot<M>): Promise<Buffer> {
-  const textBytes = snapshot.files.map((f) => Buffer.byteLength(f.text, "utf8"));
+export type CachePieces = { textBytes: number; headings: number };
+const PIECES: CachePieces = { textBytes: 1 << 20, headings: 4096 };
+
+/**
+ * Writes the cache of `snapshot` into `handle` (a new, empty file), in pieces: the header, the
+ * files' texts encoded a slice at a time into one reused buffer, then the other sections, the
+ * typed arrays as their own bytes (views, no copy). No buffer of the whole file is made: at 100k
+ * chunks that was ~28 MB on top of the index at the moment of the save. Every write hands the
+ * event loop back, and so do the steps between them. The bytes are the same as ever (format 3).
+ */
+export async function writeIndexCache<M>(handle: FileHandle, identity: CacheIdentity, snapshot: StoreSnapshot<M>, pieces: CachePieces = PIECES): Promise<void> {
+  const textBytes: number[] = [];
+  for (const [i, f] of snapshot.files.entries()) {
+    textBytes.push(Buffer.byteLength(f.text, "utf8"));
+    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
+  }
   const terms = Buffer.from(snapshot.terms.join("\n"), "utf8");
   await pause();
-  const headings = Buffer.from(encodeHeadings(snapshot.headings), "utf8");
-  await pause();
-  const arrays: [SectionName, Buffer][] = [
-    ["terms", terms],
-    ["headings", headings],
-    ["textStart", bytesOf(snapshot.textStart)],
-    ["textLength", bytesOf(snapshot.textLength)],
-    ["heading", bytesOf(snapshot.heading)],
-    ["date", bytesOf(snapshot.date)],
-    ["confidence", bytesOf(snapshot.confidence)],
-    ["length", bytesOf(snapshot.length)],
-    ["forwardLength", bytesOf(snapshot.forwardLength)],
-    ["forwardTerm", bytesOf(snapshot.forwardTerm)],
-    ["forwardTf", bytesOf(snapshot.forwardTf)],
+  const sections: [SectionName, Uint8Array[]][] = [
+    ["terms", [terms]],
+    ["headings", await headingPieces(snapshot.headings, Math.max(1, pieces.headings))],
+    ["textStart", [bytesOf(snapshot.textStart)]],
+    ["textLength", [bytesOf(snapshot.textLength)]],
+    ["heading", [bytesOf(snapshot.heading)]],
+    ["date", [bytesOf(snapshot.date)]],
+    ["confidence", [bytesOf(snapshot.confidence)]],
+    ["length", [bytesOf(snapshot.length)]],
+    ["forwardLength", [bytesOf(snapshot.forwardLength)]],
+    ["forwardTerm", [bytesOf(snapshot.forwardTerm)]],
+    ["forwardTf", [bytesOf(snapshot.forwardTf)]],
   ];
   const offsets = {} as Header<M>["sections"];
   let offset = 0;
@@ -65,7 +78,7 @@ export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: Sto
     offset = align4(offset + bytes);
   };
   place("text", textBytes.reduce((sum, n) => sum + n, 0));
-  for (const [name, bytes] of arrays) place(name, bytes.length);
+  for (const [name, parts] of sections) place(name, parts.reduce((sum, part) => sum + part.byteLength, 0));
   const header: Header<M> = {
     ...identity,
     version: INDEX_CACHE_VERSION,
@@ -74,19 +87,80 @@ export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: Sto
     sections: offsets,
   };
   const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
-  const base = align4(8 + headerBytes.length);
-  const out = Buffer.alloc(base + offset);
-  out.write(MAGIC, 0, "latin1");
-  out.writeUInt32LE(headerBytes.length, 4);
-  headerBytes.copy(out, 8);
-  await pause();
-  let at = base + offsets.text[0];
-  for (const [i, f] of snapshot.files.entries()) {
-    at += out.write(f.text, at, "utf8");
-    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
+  // Magic, header length, header, zeros up to the first section (which starts 4-aligned).
+  const head = Buffer.alloc(align4(8 + headerBytes.length));
+  head.write(MAGIC, 0, "latin1");
+  head.writeUInt32LE(headerBytes.length, 4);
+  headerBytes.copy(head, 8);
+  const out = new SequentialWriter(handle);
+  await out.write(head);
+  // Each section starts where the header says, after the previous one's zero padding.
+  const sectionEnd = (name: SectionName) => head.length + offsets[name][0] + align4(offsets[name][1]);
+  await writeTexts(out, snapshot.files, Math.max(4, pieces.textBytes));
+  await out.padTo(sectionEnd("text"));
+  for (const [name, parts] of sections) {
+    for (const part of parts) await out.write(part);
+    await out.padTo(sectionEnd(name));
   }
-  for (const [name, bytes] of arrays) bytes.copy(out, base + offsets[name][0]);
-  return out;
+  if (out.written !== head.length + offset) throw new Error(`index cache write ended at ${out.written} of ${head.length + offset} bytes`);
+}
+
+/** The headings section, `perPiece` paths a piece: the pieces one after the other are `encodeHeadings` of them all. */
+async function headingPieces(headings: readonly string[][], perPiece: number): Promise<Buffer[]> {
+  const pieces: Buffer[] = [];
+  for (let from = 0; from < headings.length; from += perPiece) {
+    if (from > 0) {
+      await pause();
+      pieces.push(Buffer.from("\n"));
+    }
+    pieces.push(Buffer.from(encodeHeadings(headings.slice(from, from + perPiece)), "utf8"));
+  }
+  return pieces;
+}
+
+/** Writes each file's text as UTF-8 (as Buffer.byteLength counts it), a piece of at most `pieceBytes` at a time. */
+async function writeTexts(out: SequentialWriter, files: StoreSnapshot<unknown>["files"], pieceBytes: number): Promise<void> {
+  const encoder = new TextEncoder();
+  const piece = new Uint8Array(pieceBytes);
+  let used = 0;
+  for (const file of files) {
+    let rest = file.text;
+    while (rest.length > 0) {
+      // Encodes whole characters only (a surrogate pair is never split), as many as fit.
+      const { read, written } = encoder.encodeInto(rest, piece.subarray(used));
+      used += written;
+      rest = rest.slice(read);
+      if (rest.length > 0) {
+        await out.write(piece.subarray(0, used));
+        used = 0;
+      }
+    }
+  }
+  if (used > 0) await out.write(piece.subarray(0, used));
+}
+
+/** Writes at the file's current position, whole buffers (a short write goes on where it stopped). */
+class SequentialWriter {
+  written = 0;
+  private readonly handle: FileHandle;
+
+  constructor(handle: FileHandle) {
+    this.handle = handle;
+  }
+
+  async write(bytes: Uint8Array): Promise<void> {
+    let done = 0;
+    while (done < bytes.byteLength) {
+      const { bytesWritten } = await this.handle.write(bytes, done, bytes.byteLength - done);
+      done += bytesWritten;
+    }
+    this.written += done;
+  }
+
+  /** Zeros up to `position` (section padding, at most 3 bytes). */
+  async padTo(position: number): Promise<void> {
+    if (position > this.written) await this.write(new Uint8Array(position - this.written));
+  }
 }
 
 /**
@@ -205,6 +279,7 @@ export async function dropIndexCaches(rootDir: string, cacheDirs: readonly strin
   return dropped;
 }
 
-function bytesOf(array: Int32Array | Uint32Array | Uint16Array | Float32Array): Buffer {
-  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+/** The array's own bytes (a view: nothing is copied). */
+function bytesOf(array: Int32Array | Uint32Array | Uint16Array | Float32Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
