@@ -112,6 +112,20 @@ function numberToDate(n: number): string | undefined {
   return n === NO_DATE ? undefined : dateString(n);
 }
 
+const HEADING_KEY_SEPARATOR = "\u0000";
+
+/**
+ * The heading path to keep, its titles cut from `key` (the path joined, which the store keeps
+ * anyway as its map key). A title the chunker cut from a file's text is, in V8, a view of that
+ * whole text: kept as it is, every heading would keep its file's original text alive (at 100k
+ * chunks 26 MB, twice the vault, once any character outside Latin-1 makes it a two-byte string).
+ * A title holding the separator itself is kept as it came.
+ */
+function titlesOf(key: string, headingPath: string[]): string[] {
+  const titles = key.split(HEADING_KEY_SEPARATOR);
+  return titles.length === headingPath.length ? titles : headingPath;
+}
+
 /** The flat, serialisable form of a store (the on-disk cache holds exactly this). */
 export type StoreSnapshot<M> = {
   files: { rel: string; meta: M; text: string; count: number }[];
@@ -493,7 +507,7 @@ export class ChunkStore<M> {
     this.documentFrequency = new Int32Array(this.terms.length);
     this.scratchCount = new Int32Array(this.terms.length);
     this.headings = snapshot.headings.slice();
-    this.headings.forEach((h, id) => this.headingIds.set(h.join("\u0000"), id));
+    this.headings.forEach((h, id) => this.headingIds.set(h.join(HEADING_KEY_SEPARATOR), id));
     this.textStart = snapshot.textStart;
     this.textLength = snapshot.textLength;
     this.heading = snapshot.heading;
@@ -591,11 +605,11 @@ export class ChunkStore<M> {
   }
 
   private headingId(headingPath: string[]): number {
-    const key = headingPath.join("\u0000");
+    const key = headingPath.join(HEADING_KEY_SEPARATOR);
     let id = this.headingIds.get(key);
     if (id === undefined) {
       id = this.headings.length;
-      this.headings.push(headingPath);
+      this.headings.push(titlesOf(key, headingPath));
       this.headingIds.set(key, id);
     }
     return id;
