@@ -504,7 +504,7 @@ export class MemoryIndex {
         await withFileLock(
           cacheFile,
           async () => {
-            const snapshot = this.store.snapshot();
+            const snapshot = this.store.piecewiseSnapshot();
             await writeFileAtomicWith(cacheFile, (handle) => writeIndexCache(handle, this.cacheIdentity(), snapshot));
           },
           CACHE_LOCK,

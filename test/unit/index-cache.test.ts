@@ -35,7 +35,7 @@ afterEach(() => {
 /** The store's cache as the index writes it: into an atomic temp file, renamed into place. */
 async function streamed(store: ChunkStore<FixtureMeta>, pieces?: CachePieces): Promise<Buffer> {
   const file = path.join(dir, "store.idx");
-  await writeFileAtomicWith(file, (handle) => writeIndexCache(handle, FIXTURE_IDENTITY, store.snapshot(), pieces));
+  await writeFileAtomicWith(file, (handle) => writeIndexCache(handle, FIXTURE_IDENTITY, store.piecewiseSnapshot(), pieces));
   return fs.readFileSync(file);
 }
 
@@ -46,16 +46,27 @@ async function fileHandlePrototype(): Promise<{ write: FileHandle["write"] }> {
   return Object.getPrototypeOf(handle) as { write: FileHandle["write"] };
 }
 
-/** Every FileHandle write from the `failAt`-th on fails as a full disk does. */
-async function failWritesFrom(failAt: number): Promise<{ calls: () => number }> {
+/** Runs `before(call)` ahead of every FileHandle write (numbered from 1); a throw fails that write. */
+async function beforeEachWrite(before: (call: number) => void): Promise<{ calls: () => number }> {
   const prototype = await fileHandlePrototype();
   const original = prototype.write;
   let calls = 0;
   vi.spyOn(prototype, "write").mockImplementation(function (this: FileHandle, ...args: unknown[]) {
-    if (++calls >= failAt) return Promise.reject(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" }));
+    try {
+      before(++calls);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return (original as (...a: unknown[]) => ReturnType<FileHandle["write"]>).apply(this, args);
   }) as never;
   return { calls: () => calls };
+}
+
+/** Every FileHandle write from the `failAt`-th on fails as a full disk does. */
+function failWritesFrom(failAt: number): Promise<{ calls: () => number }> {
+  return beforeEachWrite((call) => {
+    if (call >= failAt) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+  });
 }
 
 describe("index cache file format", () => {
@@ -69,10 +80,29 @@ describe("index cache file format", () => {
     [5, 2],
     [7, 3],
     [64, 100],
-  ])("texts cut into pieces of %i bytes (multi-byte characters, surrogate pairs), headings %i paths a piece: the same bytes", async (textBytes, headings) => {
+  ])("written through a buffer of %i bytes (texts split at multi-byte characters and surrogate pairs), headings %i paths a piece: the same bytes", async (bufferBytes, headings) => {
     for (const name of Object.keys(FIXTURE_STORES)) {
-      expect((await streamed(FIXTURE_STORES[name](), { textBytes, headings })).equals(fixture(name)), name).toBe(true);
+      expect((await streamed(FIXTURE_STORES[name](), { bufferBytes, headings })).equals(fixture(name)), name).toBe(true);
     }
+  });
+
+  it.each(["plain", "dead-slots", "compacted"])("%s: a store changed while its cache is written (replaced, removed, appended, compacted) is written as it was", async (name) => {
+    const store = FIXTURE_STORES[name]();
+    const files = [...store.fileNames()];
+    const chunk = (text: string) => ({ text, headingPath: ["Changed"], words: text.split(" "), headingWords: ["changed"] });
+    const writes = await beforeEachWrite((call) => {
+      if (call !== 3) return;
+      // Grown past the arrays' room (they are replaced), appended to, files removed, then
+      // replaced by one chunk: over a thousand dead slots, and the store compacts.
+      store.setFile(files[0], { size: 1, hash: "changed" }, Array.from({ length: 1100 }, (_, i) => chunk(`replaced walnut ${i}`)));
+      store.appendToFile(files[0], { size: 2, hash: "grown" }, [chunk("appended falcon")]);
+      for (const rel of files.slice(1, -1)) store.deleteFile(rel);
+      store.setFile(files[0], { size: 3, hash: "small" }, [chunk("small quartz")]);
+    });
+    expect((await streamed(store, { bufferBytes: 16, headings: 1 })).equals(fixture(name))).toBe(true);
+    expect(writes.calls()).toBeGreaterThan(3);
+    expect([...store.fileNames()].sort()).toEqual([files[0], files.at(-1)].sort());
+    expect(store.file(files.at(-1)!)!.firstSlot).toBe(0); // compacted: the file kept is renumbered first
   });
 
   it.each(Object.keys(FIXTURE_STORES))("%s: a cache of format 3 decodes to the store's snapshot, which loads into a store that searches the same", async (name) => {
@@ -105,7 +135,7 @@ describe("a cache write that fails", () => {
     fs.writeFileSync(file, before);
     // The first write (the header) goes through, so the temp file holds part of a cache when the next one fails.
     const writes = await failWritesFrom(2);
-    await expect(writeFileAtomicWith(file, (handle) => writeIndexCache(handle, FIXTURE_IDENTITY, FIXTURE_STORES["many-files"]().snapshot(), { textBytes: 64, headings: 2 }))).rejects.toThrow("ENOSPC");
+    await expect(writeFileAtomicWith(file, (handle) => writeIndexCache(handle, FIXTURE_IDENTITY, FIXTURE_STORES["many-files"]().piecewiseSnapshot(), { bufferBytes: 64, headings: 2 }))).rejects.toThrow("ENOSPC");
     expect(writes.calls()).toBe(2);
     expect(fs.readFileSync(file).equals(before)).toBe(true);
     expect(fs.readdirSync(dir).filter(isAtomicTempName)).toEqual([]);
@@ -126,10 +156,11 @@ describe("a cache write that fails", () => {
     const saved = fs.readFileSync(cacheFile);
 
     fs.writeFileSync(path.join(ws, "memory", "2026-02-22.md"), "## Boats\n- The regatta is in June.\n");
-    const writes = await failWritesFrom(2);
+    // A small index is written in one piece: its first write fails (the temp file exists by then).
+    const writes = await failWritesFrom(1);
     expect(await first.refresh()).toMatchObject({ filesRead: 1, changed: true });
     await first.whenSaved();
-    expect(writes.calls()).toBeGreaterThanOrEqual(2);
+    expect(writes.calls()).toBe(1);
     expect(logLines.some((line) => line.includes("memory index cache not saved") && line.includes("ENOSPC"))).toBe(true);
     expect(fs.readFileSync(cacheFile).equals(saved)).toBe(true);
     expect(fs.readdirSync(cacheDir).filter(isAtomicTempName)).toEqual([]);
