@@ -71,6 +71,15 @@ async function fsyncDirectory(dir: string): Promise<void> {
 
 /** temp file + fsync + rename, so readers never see a half-written file. */
 export async function writeFileAtomic(file: string, data: string | Buffer, options: AtomicWriteOptions = {}): Promise<void> {
+  await writeFileAtomicWith(file, (handle) => handle.writeFile(data), options);
+}
+
+/**
+ * `writeFileAtomic` for content written in pieces: `writeContent` writes it into the open temp
+ * file (a large file need not be one buffer first). If it throws, the temp file is removed and
+ * the target is left as it was.
+ */
+export async function writeFileAtomicWith(file: string, writeContent: (handle: fs.FileHandle) => Promise<void>, options: AtomicWriteOptions = {}): Promise<void> {
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true });
   const mode = (await existingMode(file)) ?? options.mode ?? 0o644;
@@ -79,7 +88,7 @@ export async function writeFileAtomic(file: string, data: string | Buffer, optio
   try {
     const handle = await fs.open(temp, "wx", mode);
     try {
-      await handle.writeFile(data);
+      await writeContent(handle);
       await handle.sync();
     } finally {
       await handle.close();

@@ -120,6 +120,20 @@ function numberToDate(n: number): string | undefined {
   return n === NO_DATE ? undefined : dateString(n);
 }
 
+const HEADING_KEY_SEPARATOR = "\u0000";
+
+/**
+ * The heading path to keep, its titles cut from `key` (the path joined, which the store keeps
+ * anyway as its map key). A title the chunker cut from a file's text is, in V8, a view of that
+ * whole text: kept as it is, every heading would keep its file's original text alive (at 100k
+ * chunks 26 MB, twice the vault, once any character outside Latin-1 makes it a two-byte string).
+ * A title holding the separator itself is kept as it came.
+ */
+function titlesOf(key: string, headingPath: string[]): string[] {
+  const titles = key.split(HEADING_KEY_SEPARATOR);
+  return titles.length === headingPath.length ? titles : headingPath;
+}
+
 /** The flat, serialisable form of a store (the on-disk cache holds exactly this). */
 export type StoreSnapshot<M> = {
   files: { rel: string; meta: M; text: string; count: number }[];
@@ -136,14 +150,94 @@ export type StoreSnapshot<M> = {
   forwardTf: Uint16Array;
 };
 
-/** A live copy under way (liveSnapshotSteps): the snapshot so far and the old ids' new numbers. */
-type LiveCopy<M> = { snapshot: StoreSnapshot<M>; termMap: Int32Array; headingMap: Int32Array; used: number; next: number };
+/** A live numbering under way (livePiecesSteps): old ids' new numbers, what was kept, the forward runs. */
+type LiveNumbering = { termNumbers: Int32Array; headingNumbers: Int32Array; terms: string[]; headings: string[][]; forwardRuns: [number, number][]; forwardEntries: number };
 
 /** Runs a generator's steps at once and returns its value. */
 function finish<T>(steps: Generator<void, T>): T {
   let step = steps.next();
   while (!step.done) step = steps.next();
   return step.value;
+}
+
+/** The typed arrays of a snapshot, each of its own type. */
+const SNAPSHOT_ARRAYS = {
+  textStart: Int32Array,
+  textLength: Int32Array,
+  heading: Int32Array,
+  date: Int32Array,
+  confidence: Float32Array,
+  length: Int32Array,
+  forwardLength: Int32Array,
+  forwardTerm: Uint32Array,
+  forwardTf: Uint16Array,
+} as const;
+export type SnapshotArrayName = keyof typeof SNAPSHOT_ARRAYS;
+type SnapshotArray = StoreSnapshot<unknown>[SnapshotArrayName];
+
+/**
+ * One array of a snapshot as pieces which, one after the other, are the whole array: views of the
+ * store's own arrays, or runs of them renumbered into a scratch array that the next piece reuses
+ * (so a piece is valid only until the next one is asked for).
+ */
+type ArrayPieces = { byteLength: number; pieces: () => Iterable<SnapshotArray> };
+
+/** A snapshot whose arrays come in pieces: what a cache write reads, without a copy of the store. */
+export type PiecewiseSnapshot<M> = Pick<StoreSnapshot<M>, "files" | "terms" | "headings"> & { arrays: Record<SnapshotArrayName, ArrayPieces> };
+
+/** Entries renumbered at a time into a piece's scratch array. */
+const SCRATCH_ENTRIES = 16_384;
+
+/** A snapshot's arrays, each as one piece. */
+function piecewise<M>(snapshot: StoreSnapshot<M>): PiecewiseSnapshot<M> {
+  const arrays = {} as PiecewiseSnapshot<M>["arrays"];
+  for (const name of Object.keys(SNAPSHOT_ARRAYS) as SnapshotArrayName[]) {
+    const array = snapshot[name];
+    arrays[name] = { byteLength: array.byteLength, pieces: () => [array] };
+  }
+  return { files: snapshot.files, terms: snapshot.terms, headings: snapshot.headings, arrays };
+}
+
+/** The snapshot with each array copied together from its pieces (a step per piece). */
+function* materialiseSteps<M>(snapshot: PiecewiseSnapshot<M>): Generator<void, StoreSnapshot<M>> {
+  const arrays = {} as Record<SnapshotArrayName, SnapshotArray>;
+  for (const name of Object.keys(SNAPSHOT_ARRAYS) as SnapshotArrayName[]) {
+    const type = SNAPSHOT_ARRAYS[name];
+    const array = new type(snapshot.arrays[name].byteLength / type.BYTES_PER_ELEMENT);
+    let at = 0;
+    for (const piece of snapshot.arrays[name].pieces()) {
+      array.set(piece, at);
+      at += piece.length;
+      yield;
+    }
+    arrays[name] = array;
+  }
+  return { files: snapshot.files, terms: snapshot.terms, headings: snapshot.headings, ...(arrays as Pick<StoreSnapshot<M>, SnapshotArrayName>) };
+}
+
+/** Ranges [from, to) of an array, in order, as views. */
+function* runsOf<T extends SnapshotArray>(array: T, runs: readonly (readonly [number, number])[]): Generator<T> {
+  for (const [from, to] of runs) yield array.subarray(from, to) as T;
+}
+
+/** Ranges [from, to) of an array of ids, in order, each id replaced by `numbers[id]`, a scratch array at a time. */
+function* renumbered<T extends Int32Array | Uint32Array>(array: T, runs: readonly (readonly [number, number])[], numbers: Int32Array): Generator<T> {
+  const scratch = new (array.constructor as new (length: number) => T)(SCRATCH_ENTRIES);
+  for (const [from, to] of runs) {
+    for (let at = from; at < to; at += SCRATCH_ENTRIES) {
+      const n = Math.min(SCRATCH_ENTRIES, to - at);
+      for (let i = 0; i < n; i++) scratch[i] = numbers[array[at + i]];
+      yield scratch.subarray(0, n) as T;
+    }
+  }
+}
+
+/** Appends [from, to) to `runs`, joined to the last run where it goes on from it. */
+function addRun(runs: [number, number][], from: number, to: number): void {
+  if (to <= from) return;
+  const last = runs.at(-1);
+  if (last && last[1] === from) last[1] = to;
+  else runs.push([from, to]);
 }
 
 export class ChunkStore<M> {
@@ -538,9 +632,9 @@ export class ChunkStore<M> {
   }
 
   /**
-   * The flat form of the live store, for the on-disk cache (a compacted copy if slots are dead).
-   * The arrays are views of the store's own: they stay valid (appends and compaction replace the
-   * arrays rather than overwrite the viewed range), so the snapshot may be encoded in slices.
+   * The flat form of the live store (a compacted copy if slots are dead). The arrays are views of
+   * the store's own: they stay valid (appends and compaction replace the arrays rather than
+   * overwrite the viewed range), so the snapshot may be written in slices.
    */
   snapshot(): StoreSnapshot<M> {
     if (this.deadSlots > 0 || this.pendingSlots > 0) return finish(this.liveSnapshotSteps());
@@ -559,6 +653,16 @@ export class ChunkStore<M> {
       forwardTerm: this.forwardTerm.subarray(0, this.forwardUsed),
       forwardTf: this.forwardTf.subarray(0, this.forwardUsed),
     };
+  }
+
+  /**
+   * The live store as the on-disk cache holds it, arrays in pieces: the same as `snapshot()`, but
+   * with dead (or pending) slots it is not copied (at 100k chunks that copy was ~14 MB at every
+   * save after an edit, until the store compacts); its live runs are read from the store's arrays
+   * as written.
+   */
+  piecewiseSnapshot(): PiecewiseSnapshot<M> {
+    return this.deadSlots > 0 || this.pendingSlots > 0 ? finish(this.livePiecesSteps()) : piecewise(this.snapshot());
   }
 
   /** A store from a snapshot, handing the event loop back between steps (warm start, compaction). */
@@ -587,7 +691,7 @@ export class ChunkStore<M> {
     this.documentFrequency = new Int32Array(this.terms.length);
     this.scratchCount = new Int32Array(this.terms.length);
     this.headings = snapshot.headings.slice();
-    this.headings.forEach((h, id) => this.headingIds.set(h.join("\u0000"), id));
+    this.headings.forEach((h, id) => this.headingIds.set(h.join(HEADING_KEY_SEPARATOR), id));
     this.textStart = snapshot.textStart;
     this.textLength = snapshot.textLength;
     this.heading = snapshot.heading;
@@ -690,11 +794,11 @@ export class ChunkStore<M> {
   }
 
   private headingId(headingPath: string[]): number {
-    const key = headingPath.join("\u0000");
+    const key = headingPath.join(HEADING_KEY_SEPARATOR);
     let id = this.headingIds.get(key);
     if (id === undefined) {
       id = this.headings.length;
-      this.headings.push(headingPath);
+      this.headings.push(titlesOf(key, headingPath));
       this.headingIds.set(key, id);
     }
     return id;
@@ -863,71 +967,62 @@ export class ChunkStore<M> {
     }
   }
 
-  /**
-   * A copy of the live slots, renumbered densely, with unused terms and headings dropped: the
-   * generator's value, built a slice of slots per step.
-   */
+  /** A copy of the live slots, renumbered densely, with unused terms and headings dropped: the generator's value. */
   private *liveSnapshotSteps(): Generator<void, StoreSnapshot<M>> {
-    const copy: LiveCopy<M> = {
-      snapshot: {
-        files: [],
-        terms: [],
-        headings: [],
-        textStart: new Int32Array(this.liveSlots),
-        textLength: new Int32Array(this.liveSlots),
-        heading: new Int32Array(this.liveSlots),
-        date: new Int32Array(this.liveSlots),
-        confidence: new Float32Array(this.liveSlots),
-        length: new Int32Array(this.liveSlots),
-        forwardLength: new Int32Array(this.liveSlots),
-        forwardTerm: new Uint32Array(this.forwardUsed),
-        forwardTf: new Uint16Array(this.forwardUsed),
-      },
-      termMap: new Int32Array(this.terms.length).fill(-1),
-      headingMap: new Int32Array(this.headings.length).fill(-1),
-      used: 0,
-      next: 0,
-    };
-    for (const file of [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot)) {
-      copy.snapshot.files.push({ rel: file.rel, meta: file.meta, text: file.text, count: file.count });
-      for (let from = file.firstSlot; from < file.firstSlot + file.count; from += STEP_SLOTS) {
-        this.copyLiveSlots(copy, from, Math.min(file.firstSlot + file.count, from + STEP_SLOTS));
-        yield;
-      }
-    }
-    const { snapshot } = copy;
-    snapshot.forwardTerm = snapshot.forwardTerm.subarray(0, copy.used);
-    snapshot.forwardTf = snapshot.forwardTf.subarray(0, copy.used);
-    return snapshot;
+    return yield* materialiseSteps(yield* this.livePiecesSteps());
   }
 
-  /** liveSnapshotSteps' copy of the slots [from, to) of one file, at the copy's next place. */
-  private copyLiveSlots(copy: LiveCopy<M>, from: number, to: number): void {
-    const { snapshot, termMap, headingMap } = copy;
-    for (let slot = from; slot < to; slot++, copy.next++) {
-      const next = copy.next;
-      snapshot.textStart[next] = this.textStart[slot];
-      snapshot.textLength[next] = this.textLength[slot];
-      let heading = headingMap[this.heading[slot]];
-      if (heading === -1) {
-        heading = snapshot.headings.push(this.headings[this.heading[slot]]) - 1;
-        headingMap[this.heading[slot]] = heading;
+  /**
+   * The live slots, renumbered densely (terms and headings in order of first use, unused ones
+   * dropped), as pieces of the store's arrays: the generator's value, numbered a slice of slots per
+   * step. What the pieces read is taken at the start: changes made while they are read (a refresh
+   * during a cache write) replace arrays or write past it.
+   */
+  private *livePiecesSteps(): Generator<void, PiecewiseSnapshot<M>> {
+    const { textStart, textLength, heading, date, confidence, length, forwardLength, forwardTerm, forwardTf } = this;
+    const live = [...this.files.values()].sort((a, b) => a.firstSlot - b.firstSlot);
+    const slotRuns: [number, number][] = [];
+    for (const file of live) addRun(slotRuns, file.firstSlot, file.firstSlot + file.count);
+    const numbering: LiveNumbering = { termNumbers: new Int32Array(this.terms.length).fill(-1), headingNumbers: new Int32Array(this.headings.length).fill(-1), terms: [], headings: [], forwardRuns: [], forwardEntries: 0 };
+    let slots = 0;
+    for (const [from, to] of slotRuns) {
+      for (let at = from; at < to; at += STEP_SLOTS) {
+        this.numberLiveSlots(numbering, at, Math.min(to, at + STEP_SLOTS));
+        yield;
       }
-      snapshot.heading[next] = heading;
-      snapshot.date[next] = this.date[slot];
-      snapshot.confidence[next] = this.confidence[slot];
-      snapshot.length[next] = this.length[slot];
-      snapshot.forwardLength[next] = this.forwardLength[slot];
-      const start = this.forwardStart[slot];
-      for (let i = start; i < start + this.forwardLength[slot]; i++) {
-        let term = termMap[this.forwardTerm[i]];
-        if (term === -1) {
-          term = snapshot.terms.push(this.terms[this.forwardTerm[i]]) - 1;
-          termMap[this.forwardTerm[i]] = term;
-        }
-        snapshot.forwardTerm[copy.used] = term;
-        snapshot.forwardTf[copy.used++] = this.forwardTf[i];
-      }
+      slots += to - from;
+    }
+    const { termNumbers, headingNumbers, forwardRuns, forwardEntries } = numbering;
+    const perSlot = <T extends SnapshotArray>(array: T, pieces: () => Iterable<T> = () => runsOf(array, slotRuns)): ArrayPieces => ({ byteLength: slots * array.BYTES_PER_ELEMENT, pieces });
+    return {
+      files: live.map((f) => ({ rel: f.rel, meta: f.meta, text: f.text, count: f.count })),
+      terms: numbering.terms,
+      headings: numbering.headings,
+      arrays: {
+        textStart: perSlot(textStart),
+        textLength: perSlot(textLength),
+        heading: perSlot(heading, () => renumbered(heading, slotRuns, headingNumbers)),
+        date: perSlot(date),
+        confidence: perSlot(confidence),
+        length: perSlot(length),
+        forwardLength: perSlot(forwardLength),
+        forwardTerm: { byteLength: forwardEntries * forwardTerm.BYTES_PER_ELEMENT, pieces: () => renumbered(forwardTerm, forwardRuns, termNumbers) },
+        forwardTf: { byteLength: forwardEntries * forwardTf.BYTES_PER_ELEMENT, pieces: () => runsOf(forwardTf, forwardRuns) },
+      },
+    };
+  }
+
+  /** livePiecesSteps' numbering of the live slots [from, to): their headings and terms, their forward runs. */
+  private numberLiveSlots(numbering: LiveNumbering, from: number, to: number): void {
+    const { heading, forwardStart, forwardLength, forwardTerm } = this;
+    const { termNumbers, headingNumbers, terms, headings, forwardRuns } = numbering;
+    for (let slot = from; slot < to; slot++) {
+      if (headingNumbers[heading[slot]] === -1) headingNumbers[heading[slot]] = headings.push(this.headings[heading[slot]]) - 1;
+      const start = forwardStart[slot];
+      const end = start + forwardLength[slot];
+      for (let i = start; i < end; i++) if (termNumbers[forwardTerm[i]] === -1) termNumbers[forwardTerm[i]] = terms.push(this.terms[forwardTerm[i]]) - 1;
+      addRun(forwardRuns, start, end);
+      numbering.forwardEntries += end - start;
     }
   }
 }

@@ -1,8 +1,9 @@
 import fs from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { withFileLock } from "../fs/lock.ts";
-import type { StoreSnapshot } from "./chunk-store.ts";
+import type { PiecewiseSnapshot, SnapshotArrayName, StoreSnapshot } from "./chunk-store.ts";
 
 // The index's on-disk cache: one binary file per source set. A JSON header (what the cache is
 // for, the files and their metadata, where each section starts) followed by raw sections: the
@@ -25,7 +26,7 @@ type Header<M> = CacheIdentity & {
 type SectionName = "text" | "terms" | "headings" | "textStart" | "textLength" | "heading" | "date" | "confidence" | "length" | "forwardLength" | "forwardTerm" | "forwardTf";
 
 const align4 = (n: number) => (n + 3) & ~3;
-/** Files encoded or decoded between hand-backs. */
+/** Files measured or decoded between hand-backs. */
 const FILES_PER_STEP = 256;
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 // Heading paths as text: titles joined by \u0001, paths by \n (a title is one line; a \u0001 in
@@ -35,28 +36,47 @@ const encodeHeadings = (headings: readonly string[][]) => headings.map((h) => h.
 const decodeHeadings = (text: string) => text.split("\n").map((line) => (line ? line.split(TITLE_SEPARATOR) : []));
 
 /**
- * Encodes in steps, handing the event loop back between them (each is a few ms at 100k chunks).
- * Every section's size is known up front, so the file is one buffer written in place: the texts
- * go straight into it, file by file (no second copy of the vault's text at the peak).
+ * How a cache write cuts its work: bytes gathered before they are written (texts are encoded into
+ * this buffer, small pieces copied into it; the largest buffer a write makes), heading paths
+ * encoded between hand-backs (all at once held the event loop ~35 ms at 100k chunks). Tests cut
+ * smaller, to split texts, arrays and headings across pieces.
  */
-export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: StoreSnapshot<M>): Promise<Buffer> {
-  const textBytes = snapshot.files.map((f) => Buffer.byteLength(f.text, "utf8"));
+export type CachePieces = { bufferBytes: number; headings: number };
+const PIECES: CachePieces = { bufferBytes: 1 << 20, headings: 4096 };
+
+/** A section's bytes, in pieces written one after the other (a piece may be reused once the next is asked for). */
+type Section = { byteLength: number; pieces: () => Iterable<Uint8Array> };
+
+/**
+ * Writes the cache of `snapshot` into `handle` (a new, empty file), in pieces: the header, the
+ * files' texts encoded a slice at a time, then the other sections, the typed arrays as their own
+ * bytes (views of the store's arrays, see `ChunkStore.piecewiseSnapshot`). No buffer of the whole
+ * file is made: at 100k chunks that was ~28 MB on top of the index at the moment of the save.
+ * Every write hands the event loop back, and so do the steps between them. The bytes are the same
+ * as ever (format 3).
+ */
+export async function writeIndexCache<M>(handle: FileHandle, identity: CacheIdentity, snapshot: PiecewiseSnapshot<M>, pieces: CachePieces = PIECES): Promise<void> {
+  const textBytes: number[] = [];
+  for (const [i, f] of snapshot.files.entries()) {
+    textBytes.push(Buffer.byteLength(f.text, "utf8"));
+    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
+  }
   const terms = Buffer.from(snapshot.terms.join("\n"), "utf8");
   await pause();
-  const headings = Buffer.from(encodeHeadings(snapshot.headings), "utf8");
-  await pause();
-  const arrays: [SectionName, Buffer][] = [
-    ["terms", terms],
-    ["headings", headings],
-    ["textStart", bytesOf(snapshot.textStart)],
-    ["textLength", bytesOf(snapshot.textLength)],
-    ["heading", bytesOf(snapshot.heading)],
-    ["date", bytesOf(snapshot.date)],
-    ["confidence", bytesOf(snapshot.confidence)],
-    ["length", bytesOf(snapshot.length)],
-    ["forwardLength", bytesOf(snapshot.forwardLength)],
-    ["forwardTerm", bytesOf(snapshot.forwardTerm)],
-    ["forwardTf", bytesOf(snapshot.forwardTf)],
+  const headings = await headingPieces(snapshot.headings, Math.max(1, pieces.headings));
+  const arraySection = (name: SnapshotArrayName): Section => {
+    const array = snapshot.arrays[name];
+    return {
+      byteLength: array.byteLength,
+      *pieces() {
+        for (const piece of array.pieces()) yield bytesOf(piece);
+      },
+    };
+  };
+  const sections: [SectionName, Section][] = [
+    ["terms", { byteLength: terms.length, pieces: () => [terms] }],
+    ["headings", { byteLength: headings.reduce((sum, piece) => sum + piece.length, 0), pieces: () => headings }],
+    ...ARRAY_SECTIONS.map((name): [SectionName, Section] => [name, arraySection(name)]),
   ];
   const offsets = {} as Header<M>["sections"];
   let offset = 0;
@@ -65,7 +85,7 @@ export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: Sto
     offset = align4(offset + bytes);
   };
   place("text", textBytes.reduce((sum, n) => sum + n, 0));
-  for (const [name, bytes] of arrays) place(name, bytes.length);
+  for (const [name, section] of sections) place(name, section.byteLength);
   const header: Header<M> = {
     ...identity,
     version: INDEX_CACHE_VERSION,
@@ -74,19 +94,98 @@ export async function encodeIndexCache<M>(identity: CacheIdentity, snapshot: Sto
     sections: offsets,
   };
   const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
+  const out = new BufferedWriter(handle, Math.max(4, pieces.bufferBytes));
+  await out.write(Buffer.from(MAGIC, "latin1"));
+  await out.write(new Uint8Array(new Uint32Array([headerBytes.length]).buffer));
+  await out.write(headerBytes);
   const base = align4(8 + headerBytes.length);
-  const out = Buffer.alloc(base + offset);
-  out.write(MAGIC, 0, "latin1");
-  out.writeUInt32LE(headerBytes.length, 4);
-  headerBytes.copy(out, 8);
-  await pause();
-  let at = base + offsets.text[0];
-  for (const [i, f] of snapshot.files.entries()) {
-    at += out.write(f.text, at, "utf8");
-    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) await pause();
+  // Each section starts where the header says: 4-aligned, after zeros.
+  await out.padTo(base);
+  for (const file of snapshot.files) await out.writeText(file.text);
+  await out.padTo(base + align4(offsets.text[0] + offsets.text[1]));
+  for (const [name, section] of sections) {
+    for (const piece of section.pieces()) await out.write(piece);
+    await out.padTo(base + align4(offsets[name][0] + offsets[name][1]));
   }
-  for (const [name, bytes] of arrays) bytes.copy(out, base + offsets[name][0]);
-  return out;
+  await out.flush();
+  if (out.written !== base + offset) throw new Error(`index cache write ended at ${out.written} of ${base + offset} bytes`);
+}
+
+/** The sections of typed arrays, in the file's order. */
+const ARRAY_SECTIONS: readonly SnapshotArrayName[] = ["textStart", "textLength", "heading", "date", "confidence", "length", "forwardLength", "forwardTerm", "forwardTf"];
+
+/** The headings section, `perPiece` paths a piece: the pieces one after the other are `encodeHeadings` of them all. */
+async function headingPieces(headings: readonly string[][], perPiece: number): Promise<Buffer[]> {
+  const pieces: Buffer[] = [];
+  for (let from = 0; from < headings.length; from += perPiece) {
+    if (from > 0) {
+      await pause();
+      pieces.push(Buffer.from("\n"));
+    }
+    pieces.push(Buffer.from(encodeHeadings(headings.slice(from, from + perPiece)), "utf8"));
+  }
+  return pieces;
+}
+
+/**
+ * Writes at the file's current position through one buffer: texts are encoded into it and small
+ * pieces copied into it, and it is written out when full; a piece at least its size is written as
+ * it is. A short write goes on where it stopped.
+ */
+class BufferedWriter {
+  /** Bytes taken so far (written out or waiting in the buffer). */
+  written = 0;
+  private readonly handle: FileHandle;
+  private readonly buffer: Uint8Array;
+  private used = 0;
+  private readonly encoder = new TextEncoder();
+
+  constructor(handle: FileHandle, bufferBytes: number) {
+    this.handle = handle;
+    this.buffer = new Uint8Array(bufferBytes);
+  }
+
+  async write(bytes: Uint8Array): Promise<void> {
+    if (bytes.byteLength > this.buffer.byteLength - this.used) await this.flush();
+    if (bytes.byteLength >= this.buffer.byteLength) {
+      await this.writeOut(bytes);
+    } else {
+      this.buffer.set(bytes, this.used);
+      this.used += bytes.byteLength;
+    }
+    this.written += bytes.byteLength;
+  }
+
+  /** `text` as UTF-8, as Buffer.byteLength counts it (a lone surrogate as U+FFFD). */
+  async writeText(text: string): Promise<void> {
+    let rest = text;
+    while (rest.length > 0) {
+      // Whole characters only (a surrogate pair is never split), as many as fit.
+      const { read, written } = this.encoder.encodeInto(rest, this.buffer.subarray(this.used));
+      this.used += written;
+      this.written += written;
+      rest = rest.slice(read);
+      if (rest.length > 0) await this.flush();
+    }
+  }
+
+  /** Zeros up to `position` (padding). */
+  async padTo(position: number): Promise<void> {
+    if (position > this.written) await this.write(new Uint8Array(position - this.written));
+  }
+
+  async flush(): Promise<void> {
+    const used = this.used;
+    this.used = 0;
+    if (used > 0) await this.writeOut(this.buffer.subarray(0, used));
+  }
+
+  private async writeOut(bytes: Uint8Array): Promise<void> {
+    for (let done = 0; done < bytes.byteLength; ) {
+      const { bytesWritten } = await this.handle.write(bytes, done, bytes.byteLength - done);
+      done += bytesWritten;
+    }
+  }
 }
 
 /**
@@ -205,6 +304,7 @@ export async function dropIndexCaches(rootDir: string, cacheDirs: readonly strin
   return dropped;
 }
 
-function bytesOf(array: Int32Array | Uint32Array | Uint16Array | Float32Array): Buffer {
-  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+/** The array's own bytes (a view: nothing is copied). */
+function bytesOf(array: Int32Array | Uint32Array | Uint16Array | Float32Array | Uint8Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }

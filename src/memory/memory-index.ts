@@ -6,7 +6,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import fg from "fast-glob";
 import { getLogger } from "../core/log.ts";
-import { writeFileAtomic } from "../fs/atomic.ts";
+import { writeFileAtomicWith } from "../fs/atomic.ts";
 import { withFileLock } from "../fs/lock.ts";
 import { realPathOrResolved } from "../fs/safe-read.ts";
 import { TIMESTAMP_TICK_MS } from "../fs/timestamp-tick.ts";
@@ -20,7 +20,7 @@ import { splitMarkdown } from "./chunk.ts";
 import type { UnidentifiedChunk } from "./chunk.ts";
 import { ChunkStore, distinctTexts } from "./chunk-store.ts";
 import type { SearchCost, StoredChunk, StoredChunkInput } from "./chunk-store.ts";
-import { CACHE_LOCK, decodeIndexCache, encodeIndexCache } from "./index-cache.ts";
+import { CACHE_LOCK, decodeIndexCache, writeIndexCache } from "./index-cache.ts";
 import type { CacheIdentity } from "./index-cache.ts";
 import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, readMemorySourceFile, sourcesKey } from "./sources.ts";
 import type { MemorySourceSpec, MemorySourceText } from "./sources.ts";
@@ -501,12 +501,18 @@ export class MemoryIndex {
       this.saveQueued = false;
       this.lastSaveAt = performance.now();
       try {
-        // Encoded when the write runs, so it holds the newest state.
-        const data = await encodeIndexCache(this.cacheIdentity(), this.store.snapshot());
         await fs.mkdir(path.dirname(cacheFile), { recursive: true });
         // Another gateway process may share the cache: one writer at a time, and never wait long
-        // (a skipped write only costs a re-read next start).
-        await withFileLock(cacheFile, () => writeFileAtomic(cacheFile, data), CACHE_LOCK);
+        // (a skipped write only costs a re-read next start). The snapshot is taken when the write
+        // runs, so it holds the newest state, and is written in pieces (src/memory/index-cache.ts).
+        await withFileLock(
+          cacheFile,
+          async () => {
+            const snapshot = this.store.piecewiseSnapshot();
+            await writeFileAtomicWith(cacheFile, (handle) => writeIndexCache(handle, this.cacheIdentity(), snapshot));
+          },
+          CACHE_LOCK,
+        );
         // The JSON cache of earlier versions, same key: never read again.
         await fs.rm(cacheFile.replace(/\.idx$/, ".json"), { force: true });
       } catch (error) {
