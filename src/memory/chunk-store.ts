@@ -326,23 +326,7 @@ export class ChunkStore<M> {
    * before that, the pending chunks are dead slots (compacted like any).
    */
   *setFileSteps(rel: string, meta: M, chunks: readonly StoredChunkInput[]): Generator<void> {
-    const kept = distinctTexts(chunks);
-    const file: StoredFile<M> = { rel, meta, text: "", firstSlot: this.slots, count: 0 };
-    let live = false;
-    try {
-      for (let from = 0; from < kept.length; from += STEP_CHUNKS) {
-        this.appendChunks(file, kept.slice(from, from + STEP_CHUNKS), PENDING);
-        this.pendingSlots = file.count;
-        if (from + STEP_CHUNKS < kept.length) yield;
-      }
-      this.deleteFile(rel);
-      this.files.set(rel, file);
-      for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) this.bringToLife(slot);
-      live = true;
-    } finally {
-      this.pendingSlots = 0;
-      if (!live) this.abandon(file);
-    }
+    yield* this.replaceSteps({ rel, meta, text: "", firstSlot: this.slots, count: 0 }, undefined, distinctTexts(chunks));
   }
 
   /** True when `rel`'s slots are the store's last ones, so the file can grow in place. */
@@ -372,11 +356,19 @@ export class ChunkStore<M> {
   *growFileSteps(rel: string, meta: M, added: readonly StoredChunkInput[]): Generator<void> {
     const old = this.files.get(rel);
     if (!old) throw new Error(`${rel} is not in the index`);
-    const file: StoredFile<M> = { rel, meta, text: old.text, firstSlot: this.slots, count: 0 };
+    yield* this.replaceSteps({ rel, meta, text: old.text, firstSlot: this.slots, count: 0 }, old, added);
+  }
+
+  /**
+   * `file`, new at the store's end, built pending a step at a time (the slots of `copied` as they
+   * were analysed, then `added`), then put in place of the file of its name at once.
+   */
+  private *replaceSteps(file: StoredFile<M>, copied: StoredFile<M> | undefined, added: readonly StoredChunkInput[]): Generator<void> {
     let live = false;
     try {
-      for (let from = old.firstSlot; from < old.firstSlot + old.count; from += STEP_CHUNKS) {
-        this.copySlots(file, from, Math.min(old.firstSlot + old.count, from + STEP_CHUNKS));
+      const copiedEnd = copied ? copied.firstSlot + copied.count : 0;
+      for (let from = copied?.firstSlot ?? 0; from < copiedEnd; from += STEP_CHUNKS) {
+        this.copySlots(file, from, Math.min(copiedEnd, from + STEP_CHUNKS));
         this.pendingSlots = file.count;
         yield;
       }
@@ -385,8 +377,8 @@ export class ChunkStore<M> {
         this.pendingSlots = file.count;
         if (from + STEP_CHUNKS < added.length) yield;
       }
-      this.deleteFile(rel);
-      this.files.set(rel, file);
+      this.deleteFile(file.rel);
+      this.files.set(file.rel, file);
       for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) this.bringToLife(slot);
       live = true;
     } finally {
