@@ -21,6 +21,7 @@ const MUTATION_TEST_FILES = [
   "test/unit/mutation-kills.test.ts",
   "test/unit/mutation-kills-append.test.ts",
   "test/unit/locked-writes-hashes.test.ts",
+  "test/unit/locked-writes-seen.test.ts",
   "test/unit/lock-line-end.test.ts",
   "test/unit/triage-queue.test.ts",
   "test/unit/bootstrap-apply.test.ts",

@@ -74,6 +74,20 @@ describe("appendFileLockedUnlessSeen", () => {
     expect(fs.lstatSync(file).isSymbolicLink()).toBe(true);
   });
 
+  it("any one field of the identity that differs means a read: device, inode, size, mtime, ctime", async () => {
+    const file = path.join(ws(), "day.md");
+    fs.writeFileSync(file, "- one\n");
+    let seen = (await append(file, undefined, "- two")).result.appended!;
+    for (const field of ["dev", "ino", "size", "mtimeMs", "ctimeMs"] as const) {
+      const { text: _, ...identity } = seen;
+      const given = (await append(file, { ...identity, [field]: identity[field] + 1 }, `- after ${field}`)).given;
+      expect(given, field).toBeDefined();
+      seen = (await append(file, undefined, `- again ${field}`)).result.appended!;
+      expect((await append(file, seen, `- seen ${field}`)).given, field).toBeUndefined();
+      seen = (await append(file, undefined, `- last ${field}`)).result.appended!;
+    }
+  });
+
   it("decide's null writes nothing, read or not", async () => {
     const file = path.join(ws(), "day.md");
     fs.writeFileSync(file, "- one\n");
@@ -85,6 +99,17 @@ describe("appendFileLockedUnlessSeen", () => {
 });
 
 describe("appendLineGrouped", () => {
+  it("remembers the 64 queue files it wrote last: the oldest beyond them is read again", async () => {
+    const files = Array.from({ length: 65 }, (_, i) => path.join(ws(), `queue-${i}.jsonl`));
+    for (const file of files) await appendLineGrouped(file, "{}");
+    vi.mocked(safeRead.readRegularFile).mockClear();
+    await appendLineGrouped(files[1], "{}");
+    await appendLineGrouped(files[64], "{}");
+    expect(readsOf(files[1]) + readsOf(files[64])).toBe(0);
+    await appendLineGrouped(files[0], "{}");
+    expect(readsOf(files[0])).toBe(1);
+  });
+
   it("reads the queue for its first group only, while no one else writes to it", async () => {
     const file = path.join(ws(), "queue.jsonl");
     fs.writeFileSync(file, "{}\n".repeat(100));
