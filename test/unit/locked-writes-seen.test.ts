@@ -88,6 +88,16 @@ describe("appendFileLockedUnlessSeen", () => {
     }
   });
 
+  it("a file gone since it was seen is looked for as any missing file: written anew", async () => {
+    const file = path.join(ws(), "day.md");
+    fs.writeFileSync(file, "- one\n");
+    const seen = (await append(file, undefined, "- two")).result.appended;
+    fs.rmSync(file);
+    const again = await append(file, seen, "- three");
+    expect(again.given).toBe("");
+    expect(fs.readFileSync(file, "utf8")).toBe("- three\n");
+  });
+
   it("decide's null writes nothing, read or not", async () => {
     const file = path.join(ws(), "day.md");
     fs.writeFileSync(file, "- one\n");
