@@ -413,4 +413,14 @@ describe("captures one after another", () => {
     const statements = fs.readFileSync(file, "utf8").trim().split("\n").map((text) => factLine.capturedStatement(text)?.statement);
     expect(statements).toEqual(["my locker code is 4312", "the boat is called Wren", "the dentist is on Tuesday", "the gate code is 1234", "my sister lives in Oslo", "the cat is called Miso", "the dog is called Pip"]);
   });
+
+  it("a last line another writer left without its newline is read under the lock, so the next capture knows it", async () => {
+    clearFactIndexes();
+    const file = fileOf(TODAY);
+    fs.writeFileSync(file, `${line("my locker code is 4312")}\n${line("the cat is called Miso")}`);
+    expect(await capture("the boat is called Wren")).toMatchObject({ action: "added" });
+    expect(await capture("the cat is called Miso")).toMatchObject({ action: "mentioned" });
+    const statements = fs.readFileSync(file, "utf8").trim().split("\n").map((text) => factLine.capturedStatement(text)?.statement);
+    expect(statements).toEqual(["my locker code is 4312", "the cat is called Miso", "the boat is called Wren"]);
+  });
 });
