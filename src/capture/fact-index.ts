@@ -3,7 +3,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { readRegularFile, realPathOrResolved } from "../fs/safe-read.ts";
 import { folderNames } from "../fs/folder-names.ts";
-import type { FileIdentity } from "../fs/locked-writes.ts";
+import { identityOf } from "../fs/file-identity.ts";
+import type { FileIdentity } from "../fs/file-identity.ts";
 import { capturedStatement } from "./fact-line.ts";
 import { VALUE, analyse, changeOf, flagOf, isRepeat } from "./relation.ts";
 import type { Change, Shape } from "./relation.ts";
@@ -46,8 +47,6 @@ export type IndexedFact = { line: string; statement: string; superseded: boolean
 
 export type Related = { fact: IndexedFact; how: "repeat" } | { fact: IndexedFact; how: "change"; change: Change };
 
-/** A file as a read or our append left it; `dev` and `ctimeMs` where known (what a look under the lock compares). */
-type Observed = { ino: number; size: number; mtimeMs: number; dev?: number; ctimeMs?: number };
 
 type FileEntry = {
   file: string;
@@ -57,7 +56,7 @@ type FileEntry = {
   chars: number;
   tail: string;
   /** The file as it was when everything in it (up to `bytes`) had been read. */
-  observed?: Observed;
+  observed?: FileIdentity;
   facts: IndexedFact[];
   nextSeq: number;
   /** When the file was last compared with the disk (Date.now()). */
@@ -126,10 +125,6 @@ function attributesOf(shape: Shape): number[] {
   const attributes: number[] = [];
   for (let i = 0; i + 1 < shape.keys.length; i++) if (!(flagOf(shape, i) & VALUE) && flagOf(shape, i + 1) & VALUE) attributes.push(hash(6, shape.keys[i]));
   return attributes;
-}
-
-function observedBy(stat: FileIdentity): Observed {
-  return { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
 }
 
 /** Run parsing steps to the end at once (under a lock, inside a synchronous callback). */
@@ -202,7 +197,7 @@ export class WorkspaceFacts {
         continue;
       }
       const entry = this.entry(file, day);
-      await this.refreshFile(entry, { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs }, realRoot);
+      await this.refreshFile(entry, stat, realRoot);
       if (this.files.get(file) === entry) entry.checkedAt = checkedAt;
     }
   }
@@ -214,7 +209,7 @@ export class WorkspaceFacts {
     return entry;
   }
 
-  private async refreshFile(entry: FileEntry, now: Observed, realRoot: string): Promise<void> {
+  private async refreshFile(entry: FileEntry, now: Pick<FileIdentity, "ino" | "size" | "mtimeMs">, realRoot: string): Promise<void> {
     const seen = entry.observed;
     if (seen && seen.ino === now.ino && seen.size === now.size && seen.mtimeMs === now.mtimeMs) return;
     // Appended to since: the same file, another size (the same size with another time is an edit
@@ -228,14 +223,14 @@ export class WorkspaceFacts {
       const text = read.bytes.toString("utf8");
       if (text.startsWith(entry.tail)) {
         await drainSliced(this.readMore(entry, text.slice(entry.tail.length)));
-        entry.observed = observedBy(read);
+        entry.observed = identityOf(read);
         return;
       }
     }
     const read = await readRegularFile(entry.file, { maxBytes: MAX_INDEXED_DAY_FILE_BYTES, root: this.workspaceDir, realRoot, truncate: true });
     if (!read.ok) return this.forget(entry.file);
     await drainSliced(this.reread(entry, read.bytes.toString("utf8")));
-    entry.observed = observedBy(read);
+    entry.observed = identityOf(read);
   }
 
   /**
@@ -255,10 +250,8 @@ export class WorkspaceFacts {
    */
   seen(file: string): FileIdentity | undefined {
     const entry = this.files.get(file);
-    const observed = entry?.observed;
     // A last line without its newline yet is not in the index: such a file is read.
-    if (observed?.dev === undefined || observed.ctimeMs === undefined || entry?.bytes !== observed.size) return undefined;
-    return { ...observed, dev: observed.dev, ctimeMs: observed.ctimeMs };
+    return entry?.observed && entry.bytes === entry.observed.size ? entry.observed : undefined;
   }
 
   /**
@@ -267,7 +260,7 @@ export class WorkspaceFacts {
    * recorded as it was right after the write, so the next refresh reads nothing unless someone
    * else wrote to it since.
    */
-  appended(file: string, day: string, read: string | undefined, text: string, observed: Observed): void {
+  appended(file: string, day: string, read: string | undefined, text: string, observed: FileIdentity): void {
     const entry = this.entry(file, day);
     // The index was synced to `read` under the lock (or held the whole file, unchanged): only the
     // appended text is parsed (no copy of the file's text), up to the bound syncText keeps, so both
@@ -302,7 +295,7 @@ export class WorkspaceFacts {
       await drainSliced(this.stepsToMatch(entry, text.slice(0, MAX_INDEXED_DAY_FILE_BYTES), true));
     }
     const stat = await fs.stat(file).catch(() => undefined);
-    entry.observed = stat && stat.size === Buffer.byteLength(text) ? observedBy(stat) : undefined;
+    entry.observed = stat && stat.size === Buffer.byteLength(text) ? identityOf(stat) : undefined;
   }
 
   /** Drop a file from the index (it is read whole next time). */

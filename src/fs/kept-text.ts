@@ -1,5 +1,7 @@
 import fsp from "node:fs/promises";
 import { performance } from "node:perf_hooks";
+import { identityOf, sameFileIdentity } from "./file-identity.ts";
+import type { FileIdentity } from "./file-identity.ts";
 import { readRegularFile } from "./safe-read.ts";
 import type { SafeReadResult } from "./safe-read.ts";
 import { TIMESTAMP_TICK_MS } from "./timestamp-tick.ts";
@@ -14,8 +16,7 @@ import { TIMESTAMP_TICK_MS } from "./timestamp-tick.ts";
 export type KeptTextResult = { ok: true; text: string; mtimeMs: number } | Extract<SafeReadResult, { ok: false }>;
 export type KeptTextOptions = { root: string; maxBytes: number };
 
-type Identity = { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number };
-type KnownRead = Identity & { readAtMs: number; text: string };
+type KnownRead = FileIdentity & { readAtMs: number; text: string };
 
 /** Files whose last read is kept: a turn's handful, for a few agents' workspaces. */
 const MAX_KEPT_FILES = 24;
@@ -26,9 +27,6 @@ const known = new Map<string, KnownRead>();
  * stepped back, or a test's fake Date, can only make a file look changed more recently, never settled.
  */
 const readClock = () => Math.min(Date.now(), performance.timeOrigin + performance.now());
-
-const sameIdentity = (a: Identity, b: Identity) =>
-  a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 
 /**
  * The text of `file` inside `options.root` (UTF-8), read safely (regular file, contained, the
@@ -41,14 +39,14 @@ export async function readKeptText(file: string, options: KeptTextOptions): Prom
   if (last && last.readAtMs - last.ctimeMs >= TIMESTAMP_TICK_MS) {
     const stat = await fsp.stat(file).catch(() => undefined);
     // The stat follows links: a file swapped for a link elsewhere has another identity and is read safely.
-    if (stat?.isFile() && sameIdentity(stat, last)) return { ok: true, text: last.text, mtimeMs: last.mtimeMs };
+    if (stat?.isFile() && sameFileIdentity(stat, last)) return { ok: true, text: last.text, mtimeMs: last.mtimeMs };
   }
   const readAtMs = readClock();
   const read = await readRegularFile(file, { maxBytes: options.maxBytes, root: options.root, truncate: true });
   known.delete(key); // re-inserted below: the map's order is the order of use
   if (!read.ok) return read;
   const text = read.bytes.toString("utf8");
-  known.set(key, { dev: read.dev, ino: read.ino, size: read.size, mtimeMs: read.mtimeMs, ctimeMs: read.ctimeMs, readAtMs, text });
+  known.set(key, { ...identityOf(read), readAtMs, text });
   if (known.size > MAX_KEPT_FILES) known.delete(known.keys().next().value as string);
   return { ok: true, text, mtimeMs: read.mtimeMs };
 }

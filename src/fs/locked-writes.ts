@@ -2,6 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { getLogger } from "../core/log.ts";
 import { contentHash, MAX_LOCKED_FILE_BYTES, readFileOrEmpty, writeFileAtomic } from "./atomic.ts";
+import { identityOf, sameFileIdentity } from "./file-identity.ts";
+import type { FileIdentity } from "./file-identity.ts";
 import { isPathInside, readRegularFile, realPathOrResolved } from "./safe-read.ts";
 import { withFileLock } from "./lock.ts";
 import type { LockOptions } from "./lock.ts";
@@ -66,16 +68,6 @@ export type LockedWriteResult = {
    */
   appended?: { text: string } & FileIdentity;
 };
-
-/**
- * A file as a read or a write saw it. The same device, inode, size, mtime and ctime later mean no
- * one wrote to it since, short of a same-size rewrite within one timestamp tick of the file system.
- */
-export type FileIdentity = { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number };
-
-function sameFileIdentity(a: FileIdentity, b: FileIdentity): boolean {
-  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
-}
 
 /**
  * A result whose hashes are computed when first read: most callers never read them, and hashing a
@@ -221,10 +213,6 @@ export async function appendFileLockedUnlessSeen(
     },
     options,
   );
-}
-
-function identityOf(stat: FileIdentity): FileIdentity {
-  return { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
 }
 
 /** Is `file` itself (not a link to it) still the regular file `seen` describes? */

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { formatCapturedLine } from "../../src/capture/fact-line.ts";
+import { identityOf } from "../../src/fs/file-identity.ts";
 
 // Day-file lines and file times for the capture index tests.
 
@@ -18,7 +19,4 @@ export function touch(file: string): void {
 }
 
 /** The file's identity as the index records it. */
-export const observedOf = (file: string) => {
-  const stat = fs.statSync(file);
-  return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
-};
+export const observedOf = (file: string) => identityOf(fs.statSync(file));

@@ -144,7 +144,7 @@ describe("the index only proposes: the file under its lock decides", () => {
   it("an appended line past the indexed bound (1 MiB of a day file) is left out as syncText leaves it out", () => {
     const filler = `${"x".repeat(1023)}\n`.repeat(1024 - 1); // 1 KiB short of the bound
     const appended = `${line("the boat is called Wren")}\n${"y".repeat(2048)}\n${line("the dock is in Mystic")}\n`;
-    const observed = { ino: 1, size: Buffer.byteLength(filler + appended), mtimeMs: 1 };
+    const observed = { dev: 1, ino: 1, size: Buffer.byteLength(filler + appended), mtimeMs: 1, ctimeMs: 1 };
     const viaAppend = factIndexFor(path.join(ws, "a"));
     viaAppend.syncText("a.md", "2026-02-22", filler);
     viaAppend.appended("a.md", "2026-02-22", filler, appended, observed);
