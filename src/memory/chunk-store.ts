@@ -160,6 +160,13 @@ function finish<T>(steps: Generator<void, T>): T {
   return step.value;
 }
 
+/** Runs a generator's steps with `pause` after each and returns its value. */
+async function finishPausing<T>(steps: Generator<void, T>, pause: () => Promise<void>): Promise<T> {
+  let step = steps.next();
+  for (; !step.done; step = steps.next()) await pause();
+  return step.value;
+}
+
 /** The typed arrays of a snapshot, each of its own type. */
 const SNAPSHOT_ARRAYS = {
   textStart: Int32Array,
@@ -660,7 +667,7 @@ export class ChunkStore<M> {
   /** A store from a snapshot, handing the event loop back between steps (warm start, compaction). */
   static async load<M>(snapshot: StoreSnapshot<M>, pause: () => Promise<void>): Promise<ChunkStore<M>> {
     const store = new ChunkStore<M>();
-    for (const _ of store.loadSteps(snapshot)) await pause();
+    await finishPausing(store.loadSteps(snapshot), pause);
     return store;
   }
 
@@ -894,15 +901,8 @@ export class ChunkStore<M> {
    * the store as it was; the caller makes no other change until this returns.
    */
   async settle(pause: () => Promise<void>): Promise<void> {
-    if (this.compactionDue()) {
-      const steps = this.liveSnapshotSteps();
-      let step = steps.next();
-      for (; !step.done; step = steps.next()) await pause();
-      Object.assign(this, await ChunkStore.load(step.value, pause));
-      return;
-    }
-    if (!this.postingsStale()) return;
-    for (const _ of this.rebuildPostingsSteps()) await pause();
+    if (this.compactionDue()) Object.assign(this, await ChunkStore.load(await finishPausing(this.liveSnapshotSteps(), pause), pause));
+    else if (this.postingsStale()) await finishPausing(this.rebuildPostingsSteps(), pause);
   }
 
   private rebuildPostings(): void {

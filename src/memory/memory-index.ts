@@ -416,12 +416,12 @@ export class MemoryIndex {
         // stay as they are, so a day file growing line by line costs its new lines, not its size.
         const analysed = await analyseChunks(added, slicer);
         if (this.store.isLastFile(file.rel)) this.store.appendToFile(file.rel, meta, analysed);
-        else for (const _ of this.store.growFileSteps(file.rel, meta, analysed)) if (slicer.due()) await slicer.yieldNow();
+        else await slicer.run(this.store.growFileSteps(file.rel, meta, analysed));
         stats.filesAppended++;
       } else {
         const analysed = await analyseChunks(chunks, slicer);
         // In slices: a day file of thousands of captured facts is thousands of chunks.
-        for (const _ of this.store.setFileSteps(file.rel, meta, analysed)) if (slicer.due()) await slicer.yieldNow();
+        await slicer.run(this.store.setFileSteps(file.rel, meta, analysed));
       }
       stats.filesRead++;
       stats.changed = true;
@@ -445,9 +445,10 @@ export class MemoryIndex {
 
   /**
    * The chunks `bytes` adds to what the store holds for `rel`, when the file only grew: its old bytes
-   * are unchanged and the new file's chunks begin with exactly the stored ones (the store grows the
-   * file in place when it is its last, else moves its analysed chunks to the end) (an append that continued the last entry, or changed
-   * what the front matter says, splits differently: then the file is indexed again in full).
+   * are unchanged and the new file's chunks begin with exactly the stored ones. An append that
+   * continued the last entry, or changed what the front matter says, splits differently: then the
+   * file is indexed again in full. (The store grows its last file in place; any other has its
+   * analysed chunks moved to the end.)
    */
   private appendedChunks(rel: string, known: FileMeta, bytes: Buffer, chunks: readonly UnidentifiedChunk[]): UnidentifiedChunk[] | undefined {
     const stored = this.store.file(rel);
@@ -569,6 +570,11 @@ class Slicer {
   /** The slice is used up: hand the event loop back (`await slicer.yieldNow()`) before going on. */
   due(): boolean {
     return performance.now() - this.sliceStart >= this.sliceMs;
+  }
+
+  /** Runs `steps`, handing the event loop back between two of them whenever the slice is used up. */
+  async run(steps: Generator<void>): Promise<void> {
+    for (const _ of steps) if (this.due()) await this.yieldNow();
   }
 
   async yieldNow(): Promise<void> {
