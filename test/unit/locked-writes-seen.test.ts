@@ -26,6 +26,13 @@ async function append(file: string, seen: Parameters<typeof appendFileLockedUnle
   return { result, given: given[0] };
 }
 
+/** day.md holding "- one", then "- two" appended (read): the file and what that append left it as. */
+async function dayFileSeen() {
+  const file = path.join(ws(), "day.md");
+  fs.writeFileSync(file, "- one\n");
+  return { file, seen: (await append(file, undefined, "- two")).result.appended! };
+}
+
 describe("appendFileLockedUnlessSeen", () => {
   it("reads the file only when it is not as the last append left it", async () => {
     const file = path.join(ws(), "day.md");
@@ -75,9 +82,9 @@ describe("appendFileLockedUnlessSeen", () => {
   });
 
   it("any one field of the identity that differs means a read: device, inode, size, mtime, ctime", async () => {
-    const file = path.join(ws(), "day.md");
-    fs.writeFileSync(file, "- one\n");
-    let seen = (await append(file, undefined, "- two")).result.appended!;
+    const start = await dayFileSeen();
+    const { file } = start;
+    let { seen } = start;
     for (const field of ["dev", "ino", "size", "mtimeMs", "ctimeMs"] as const) {
       const { text: _, ...identity } = seen;
       const given = (await append(file, { ...identity, [field]: identity[field] + 1 }, `- after ${field}`)).given;
@@ -89,9 +96,7 @@ describe("appendFileLockedUnlessSeen", () => {
   });
 
   it("a file gone since it was seen is looked for as any missing file: written anew", async () => {
-    const file = path.join(ws(), "day.md");
-    fs.writeFileSync(file, "- one\n");
-    const seen = (await append(file, undefined, "- two")).result.appended;
+    const { file, seen } = await dayFileSeen();
     fs.rmSync(file);
     const again = await append(file, seen, "- three");
     expect(again.given).toBe("");
@@ -99,9 +104,7 @@ describe("appendFileLockedUnlessSeen", () => {
   });
 
   it("decide's null writes nothing, read or not", async () => {
-    const file = path.join(ws(), "day.md");
-    fs.writeFileSync(file, "- one\n");
-    const seen = (await append(file, undefined, "- two")).result.appended;
+    const { file, seen } = await dayFileSeen();
     const result = await appendFileLockedUnlessSeen(file, seen, () => null);
     expect(result).toEqual({ written: false });
     expect(fs.readFileSync(file, "utf8")).toBe("- one\n- two\n");
