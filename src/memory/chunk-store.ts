@@ -30,6 +30,18 @@ export type StoredChunkInput = {
   headingWords: readonly string[];
 };
 
+/**
+ * A chunk of a file set again that the file's current version already holds as it is (the same
+ * text, headings, date and confidence: `analysedSlots`): its analysis is copied from `slot`.
+ */
+type ReusedChunkInput = { text: string; slot: number };
+
+/** What setFileSteps takes: chunks analysed now, and chunks whose analysis is reused. */
+export type FileChunkInput = StoredChunkInput | ReusedChunkInput;
+
+/** The parts of a chunk that decide whether a stored slot holds it as it is. */
+export type ChunkPlace = { text: string; headingPath: readonly string[]; date?: string; confidence?: number };
+
 /** A file's place in the store. `meta` belongs to the caller (size, mtime, hash…). */
 export type StoredFile<M> = { rel: string; meta: M; text: string; firstSlot: number; count: number };
 
@@ -332,8 +344,61 @@ export class ChunkStore<M> {
    * file's old chunks still answer; then, at once, the new take the old ones' place. Abandoned
    * before that, the pending chunks are dead slots (compacted like any).
    */
-  *setFileSteps(rel: string, meta: M, chunks: readonly StoredChunkInput[]): Generator<void> {
+  *setFileSteps(rel: string, meta: M, chunks: readonly FileChunkInput[]): Generator<void> {
     yield* this.replaceSteps({ rel, meta, text: "", firstSlot: this.slots, count: 0 }, undefined, distinctTexts(chunks));
+  }
+
+  /**
+   * For each chunk, the slot of `rel`'s current version that holds it as it is (the same text under
+   * the same headings, with the same date and confidence), or -1. A day file edited in place (a
+   * mention count raised, a fact marked superseded) then has only its changed chunks analysed
+   * again: the others go to setFileSteps as `ReusedChunkInput`, within the same refresh.
+   */
+  analysedSlots(rel: string, chunks: readonly ChunkPlace[]): number[] {
+    const found = chunks.map(() => -1);
+    const file = this.files.get(rel);
+    if (!file) return found;
+    const byText = new Map<string, number>();
+    for (let slot = file.firstSlot; slot < file.firstSlot + file.count; slot++) {
+      const start = this.textStart[slot];
+      byText.set(file.text.slice(start, start + this.textLength[slot]), slot);
+    }
+    const holds = this.slotHolds();
+    for (const [i, chunk] of chunks.entries()) {
+      const slot = byText.get(chunk.text);
+      if (slot !== undefined && holds(slot, chunk)) found[i] = slot;
+    }
+    return found;
+  }
+
+  /**
+   * Does `rel` hold `chunks` as its first chunks, in order, as they are (text, headings, date and
+   * confidence)? Compared in place, without a copy of each stored chunk: a growing day file is
+   * checked this way on every refresh.
+   */
+  startsWith(rel: string, chunks: readonly ChunkPlace[]): boolean {
+    const file = this.files.get(rel);
+    if (!file || chunks.length > file.count) return false;
+    const holds = this.slotHolds();
+    return chunks.every((chunk, i) => {
+      const slot = file.firstSlot + i;
+      return this.textLength[slot] === chunk.text.length && file.text.startsWith(chunk.text, this.textStart[slot]) && holds(slot, chunk);
+    });
+  }
+
+  /** A test of a slot's headings, date and confidence against a chunk's (neighbours mostly share their heading path: looked up once). */
+  private slotHolds(): (slot: number, chunk: ChunkPlace) => boolean {
+    let lastPath: readonly string[] | undefined;
+    let lastHeading: number | undefined;
+    return (slot, chunk) => {
+      if (chunk.headingPath !== lastPath) {
+        lastPath = chunk.headingPath;
+        lastHeading = this.headingIds.get(chunk.headingPath.join(HEADING_KEY_SEPARATOR));
+      }
+      const confidence = chunk.confidence === undefined ? Number.NaN : Math.fround(chunk.confidence);
+      const sameConfidence = Number.isNaN(confidence) ? Number.isNaN(this.confidence[slot]) : this.confidence[slot] === confidence;
+      return this.heading[slot] === lastHeading && this.date[slot] === dateToNumber(chunk.date) && sameConfidence;
+    };
   }
 
   /** True when `rel`'s slots are the store's last ones, so the file can grow in place. */
@@ -370,7 +435,7 @@ export class ChunkStore<M> {
    * `file`, new at the store's end, built pending a step at a time (the slots of `copied` as they
    * were analysed, then `added`), then put in place of the file of its name at once.
    */
-  private *replaceSteps(file: StoredFile<M>, copied: StoredFile<M> | undefined, added: readonly StoredChunkInput[]): Generator<void> {
+  private *replaceSteps(file: StoredFile<M>, copied: StoredFile<M> | undefined, added: readonly FileChunkInput[]): Generator<void> {
     let live = false;
     try {
       const copiedEnd = copied ? copied.firstSlot + copied.count : 0;
@@ -382,7 +447,7 @@ export class ChunkStore<M> {
       for (let from = 0; from < added.length; from += STEP_CHUNKS) {
         this.appendChunks(file, added.slice(from, from + STEP_CHUNKS), PENDING);
         this.pendingSlots = file.count;
-        if (from + STEP_CHUNKS < added.length) yield;
+        yield;
       }
       this.deleteFile(file.rel);
       this.files.set(file.rel, file);
@@ -397,12 +462,17 @@ export class ChunkStore<M> {
   /** Copies of the slots [from, to) at the end of `file`, pending, their text where it was. */
   private copySlots(file: StoredFile<M>, from: number, to: number): void {
     for (let slot = from; slot < to; slot++) {
-      const start = this.forwardStart[slot];
-      const distinct = Array.from(this.forwardTerm.subarray(start, start + this.forwardLength[slot]));
-      for (let i = 0; i < distinct.length; i++) this.scratchCount[distinct[i]] = this.forwardTf[start + i];
-      this.appendSlot(file, this.textStart[slot], this.textLength[slot], this.heading[slot], this.date[slot], this.confidence[slot], this.length[slot], distinct, PENDING);
+      this.copySlot(file, slot, this.textStart[slot], PENDING);
       file.count++;
     }
+  }
+
+  /** A copy of `slot`'s analysis at the end of `file`, its text at `textStart` in the file's text. */
+  private copySlot(file: StoredFile<M>, slot: number, textStart: number, state: typeof LIVE | typeof PENDING): void {
+    const start = this.forwardStart[slot];
+    const distinct = Array.from(this.forwardTerm.subarray(start, start + this.forwardLength[slot]));
+    for (let i = 0; i < distinct.length; i++) this.scratchCount[distinct[i]] = this.forwardTf[start + i];
+    this.appendSlot(file, textStart, this.textLength[slot], this.heading[slot], this.date[slot], this.confidence[slot], this.length[slot], distinct, state);
   }
 
   /** Slots of a file that never came to life: dead, to be compacted. */
@@ -411,7 +481,7 @@ export class ChunkStore<M> {
     this.deadSlots += file.count;
   }
 
-  private appendChunks(file: StoredFile<M>, chunks: readonly StoredChunkInput[], state: typeof LIVE | typeof PENDING): void {
+  private appendChunks(file: StoredFile<M>, chunks: readonly FileChunkInput[], state: typeof LIVE | typeof PENDING): void {
     let offset = file.text.length;
     file.text += chunks.map((chunk) => chunk.text).join("");
     file.count += chunks.length;
@@ -421,6 +491,13 @@ export class ChunkStore<M> {
     let lastDate: string | undefined;
     let lastDateNumber = NO_DATE;
     for (const chunk of chunks) {
+      if ("slot" in chunk) {
+        // Analysed before, in the file's version being replaced (still there until the replacement lands).
+        if (this.alive[chunk.slot] !== LIVE || this.slotFile[chunk.slot]?.rel !== file.rel) throw new Error(`slot ${chunk.slot} no longer holds a chunk of ${file.rel}`);
+        this.copySlot(file, chunk.slot, offset, state);
+        offset += chunk.text.length;
+        continue;
+      }
       // Term counts in a reused array (no Map per chunk: a cold build adds 100k chunks).
       const distinct: number[] = [];
       const length = this.countTerms(chunk.words, distinct) + this.countTerms(chunk.headingWords, distinct);

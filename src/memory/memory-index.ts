@@ -19,7 +19,7 @@ import { ChangeWatch } from "./change-watch.ts";
 import { splitMarkdown } from "./chunk.ts";
 import type { UnidentifiedChunk } from "./chunk.ts";
 import { ChunkStore, distinctTexts } from "./chunk-store.ts";
-import type { SearchCost, StoredChunk, StoredChunkInput } from "./chunk-store.ts";
+import type { FileChunkInput, SearchCost, StoredChunk, StoredChunkInput } from "./chunk-store.ts";
 import { CACHE_LOCK, decodeIndexCache, writeIndexCache } from "./index-cache.ts";
 import type { CacheIdentity } from "./index-cache.ts";
 import { ALWAYS_IGNORED, defaultIndexCacheDir, isInside, readMemorySourceFile, sourcesKey } from "./sources.ts";
@@ -71,6 +71,8 @@ export type RefreshStats = {
   filesSkipped: number;
   /** Of the files read, those that only grew and had just their new chunks indexed. */
   filesAppended: number;
+  /** Chunks analysed (split into words): a file edited in place has only its changed chunks analysed. */
+  chunksAnalysed: number;
   chunks: number;
   changed: boolean;
   /** Times the refresh handed the event loop back (analysis and postings slices). */
@@ -104,7 +106,7 @@ const DEFAULTS = {
   maxFileBytes: 2 * 1024 * 1024,
   maxFiles: 5000,
   minRefreshIntervalMs: 0,
-  sliceMs: 10,
+  sliceMs: 4,
   maxQueryTerms: 32,
   maxPostingsPerQuery: 100_000,
   minSaveIntervalMs: 5000,
@@ -228,7 +230,7 @@ export class MemoryIndex {
 
   private unchangedStats(): RefreshStats {
     const files = this.store.fileCount;
-    return { files, filesRead: 0, filesReused: files, filesSkipped: 0, filesAppended: 0, chunks: this.chunkCount, changed: false, yields: 0, checked: false };
+    return { files, filesRead: 0, filesReused: files, filesSkipped: 0, filesAppended: 0, chunksAnalysed: 0, chunks: this.chunkCount, changed: false, yields: 0, checked: false };
   }
 
   /** Writes a queued cache save now, and resolves when the last one finished (tests, scripts, forget). */
@@ -359,7 +361,7 @@ export class MemoryIndex {
     });
     found.sort();
     const relPaths = found.slice(0, this.options.maxFiles);
-    const stats: RefreshStats = { files: 0, filesRead: 0, filesReused: 0, filesSkipped: 0, filesAppended: 0, chunks: 0, changed: false, yields: 0, checked: true };
+    const stats: RefreshStats = { files: 0, filesRead: 0, filesReused: 0, filesSkipped: 0, filesAppended: 0, chunksAnalysed: 0, chunks: 0, changed: false, yields: 0, checked: true };
     const slicer = new Slicer(this.options.sliceMs);
     const keep = new Set<string>();
     let metaChanged = false;
@@ -409,19 +411,28 @@ export class MemoryIndex {
         stats.filesReused++;
         continue;
       }
+      // The read may have waited on the disk while other work ran: the split starts a fresh slice when this one is used up.
+      if (slicer.due()) await slicer.yieldNow();
       const chunks = splitMarkdown(read.text, file.rel, { maxChunkChars: this.options.maxChunkChars });
       const added = file.known ? this.appendedChunks(file.rel, file.known, read.bytes, chunks) : undefined;
       if (added) {
         // Only text was added at the end (a capture, the agent's note): the file's earlier chunks
         // stay as they are, so a day file growing line by line costs its new lines, not its size.
         const analysed = await analyseChunks(added, slicer);
+        stats.chunksAnalysed += added.length;
         if (this.store.isLastFile(file.rel)) this.store.appendToFile(file.rel, meta, analysed);
         else await slicer.run(this.store.growFileSteps(file.rel, meta, analysed));
         stats.filesAppended++;
       } else {
-        const analysed = await analyseChunks(chunks, slicer);
+        // Changed in place: the chunks the store holds as they are keep their analysis.
+        const reused = this.store.analysedSlots(file.rel, chunks);
+        const changed = chunks.filter((_, i) => reused[i] < 0);
+        const analysed = await analyseChunks(changed, slicer);
+        stats.chunksAnalysed += changed.length;
+        let next = 0;
+        const inputs = chunks.map((chunk, i): FileChunkInput => (reused[i] < 0 ? analysed[next++] : { text: chunk.text, slot: reused[i] }));
         // In slices: a day file of thousands of captured facts is thousands of chunks.
-        await slicer.run(this.store.setFileSteps(file.rel, meta, analysed));
+        await slicer.run(this.store.setFileSteps(file.rel, meta, inputs));
       }
       stats.filesRead++;
       stats.changed = true;
@@ -459,10 +470,7 @@ export class MemoryIndex {
     let count = 0;
     while (count < kept.length && prefixLength < stored.text.length) prefixLength += kept[count++].text.length;
     if (count !== stored.count || prefixLength !== stored.text.length) return undefined;
-    for (let i = 0; i < count; i++) {
-      const stale = this.store.chunkAt(rel, i);
-      if (stale.text !== kept[i].text || stale.headingPath.join("\u0000") !== kept[i].headingPath.join("\u0000") || stale.date !== kept[i].date) return undefined;
-    }
+    if (!this.store.startsWith(rel, kept.slice(0, count))) return undefined;
     // `kept` is distinct over the whole file: a repeated chunk is left out, as a full index leaves it.
     return kept.slice(count);
   }

@@ -31,7 +31,7 @@ function chunksFor(index: MemoryIndex, tokens: readonly string[]) {
   return tokens.map((token) =>
     index
       .search(token, 50)
-      .map((m) => ({ file: m.file, text: m.text, headingPath: m.headingPath, date: m.date, score: Number(m.score.toFixed(9)) }))
+      .map((m) => ({ file: m.file, text: m.text, headingPath: m.headingPath, date: m.date, confidence: m.confidence, score: Number(m.score.toFixed(9)) }))
       .sort((a, b) => `${a.file}\u0000${a.text}`.localeCompare(`${b.file}\u0000${b.text}`)),
   );
 }
@@ -131,6 +131,55 @@ describe("MemoryIndex: a file that only grew", () => {
     const restarted = new MemoryIndex(workspaceMemorySources(ws), { cacheDir, watchForChanges: false });
     expect(await restarted.refresh()).toMatchObject({ filesRead: 0 });
     expect(chunksFor(restarted, tokens)).toEqual(chunksFor(await freshIndex(), tokens));
+  });
+});
+
+describe("MemoryIndex: a file edited in place", () => {
+  const dayFile = () => path.join(ws, TODAY);
+  const line = (i: number, mentions = 1) => `- Fact ${i} about token${i} <!-- mentions: ${mentions} -->`;
+
+  it("analyses only the chunks that changed: one raised mention count in a file of 40 facts is one chunk", async () => {
+    fs.writeFileSync(dayFile(), `## Captured\n${Array.from({ length: 40 }, (_, i) => line(i)).join("\n")}\n`);
+    const index = await freshIndex();
+    fs.writeFileSync(dayFile(), fs.readFileSync(dayFile(), "utf8").replace(line(17), line(17, 2)));
+    expect(await index.refresh()).toMatchObject({ filesRead: 1, filesAppended: 0, chunksAnalysed: 1 });
+    const tokens = Array.from({ length: 40 }, (_, i) => `token${i}`);
+    expect(chunksFor(index, tokens)).toEqual(chunksFor(await freshIndex(), tokens));
+    expect(index.search("token17", 1)[0]?.text).toBe(line(17, 2));
+  });
+
+  it("after any sequence of edits holds what a fresh build holds", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => line(i));
+    const write = (header: string) => fs.writeFileSync(dayFile(), `${header}${lines.join("\n")}\n`);
+    let header = "## Captured\n";
+    write(header);
+    const index = await freshIndex();
+    const random = seededRandom(11);
+    const tokens = Array.from({ length: 60 }, (_, i) => `token${i}`);
+    let analysed = 0;
+    let chunks = 0;
+    for (let step = 0; step < 60; step++) {
+      const roll = random();
+      const at = Math.floor(random() * lines.length);
+      // A mention raised, a line deleted, inserted, repeated or moved; now and then a change that
+      // touches every chunk (another heading, a front-matter date or confidence).
+      if (roll < 0.35) lines[at] = lines[at].replace(/mentions: (\d+)/, (_, n: string) => `mentions: ${Number(n) + 1}`);
+      else if (roll < 0.5 && lines.length > 5) lines.splice(at, 1);
+      else if (roll < 0.65) lines.splice(at, 0, line(30 + (step % 30)));
+      else if (roll < 0.72) lines.splice(at, 0, lines[(at + 3) % lines.length]);
+      else if (roll < 0.8) lines.push(...lines.splice(at, 1));
+      else if (roll < 0.86) header = header.startsWith("##") ? "# Other\n" : "## Captured\n";
+      else if (roll < 0.93) header = `---\ndate: 2026-11-${10 + (step % 15)}\n---\n${header.replace(/^---[\s\S]*?---\n/, "")}`;
+      else header = `---\nconfidence: 0.${5 + (step % 4)}\n---\n${header.replace(/^---[\s\S]*?---\n/, "")}`;
+      write(header);
+      const stats = await index.refresh();
+      analysed += stats.chunksAnalysed;
+      chunks += index.chunkCount;
+      expect(chunksFor(index, tokens), `step ${step}`).toEqual(chunksFor(await freshIndex(), tokens));
+      expect(index.chunkCount, `step ${step}`).toBe((await freshIndex()).chunkCount);
+    }
+    expect(analysed).toBeGreaterThan(60); // the whole-file changes were analysed again
+    expect(analysed * 3).toBeLessThan(chunks); // the others reused what was analysed
   });
 });
 
