@@ -5,7 +5,9 @@
 // `captureFact`: 80 % new facts, 10 % repeats and 10 % corrections of facts captured before (the
 // in-place edits). Reported: the first capture (it reads every day file once), then p50 / p95 /
 // max of the others, the longest event-loop delay while they ran (`monitorEventLoopDelay`, so
-// other load on the machine shows here too), and the heap the capture's index holds.
+// other load on the machine shows here too), and the heap the capture's index holds. Then the floor
+// of an in-place edit: today's file rewritten alone (lock, read, temp file, fsyncs, rename), with no
+// capture logic, as many times as there were edits.
 //
 // Burst: the same workspace plus the sample workspace's notes; `burst` "remember that …" messages
 // arrive at once through the hook's real entry point (`startInboundTriage`, owner session), while
@@ -57,12 +59,19 @@ type Bundle = {
   HYGIENE_CONFIG_DEFAULTS: object;
   lockOptionsFromConfig: (config: object, agent: string) => object;
   setLogDestination: (destination: unknown) => void;
+  updateFileLocked: (file: string, transform: (text: string) => string | null, options: object) => Promise<unknown>;
 };
 
 async function loadBundle(srcRoot: string): Promise<Bundle> {
   const from = (file: string) => import(path.join(srcRoot, file));
-  const [capture, config, log] = await Promise.all([from("src/capture/capture.ts"), from("src/memory/config-md.ts"), from("src/core/log.ts")]);
-  return { ...capture, ...config, ...log } as Bundle;
+  // The locked writers had their own module from 2026-11-26 (lock.ts before).
+  const [capture, config, log, writes] = await Promise.all([
+    from("src/capture/capture.ts"),
+    from("src/memory/config-md.ts"),
+    from("src/core/log.ts"),
+    from("src/fs/locked-writes.ts").catch(() => from("src/fs/lock.ts")),
+  ]);
+  return { ...capture, ...config, ...log, updateFileLocked: writes.updateFileLocked } as Bundle;
 }
 
 const DAY_MS = 86_400_000;
@@ -99,6 +108,8 @@ export type CostRow = {
   added: { n: number; p50Ms: number; p95Ms: number };
   /** Captures that edited a line in place too (a repeat's mention count, an older value marked superseded). */
   edits: { n: number; p50Ms: number; p95Ms: number };
+  /** The durable rewrite of today's file alone (`updateFileLocked`, one mention count changed): the floor of an in-place edit. */
+  rewrite: { n: number; p50Ms: number; p95Ms: number };
   p95Ms: number;
   maxMs: number;
   /** CPU time of this process per capture (median), which machine load does not inflate as much as wall time. */
@@ -155,9 +166,18 @@ export async function measureCaptureCost(options: { sizes?: number[]; captures?:
       // Without --expose-gc the heap is not collected first and the figure would mean nothing.
       const heapMiB = typeof global.gc === "function" ? (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024 : Number.NaN;
       const [first, ...rest] = times;
-      const todayBytes = fs.statSync(bundle.dayFileFor(workspaceDir, now)).size;
+      const todayFile = bundle.dayFileFor(workspaceDir, now);
+      const todayBytes = fs.statSync(todayFile).size;
+      // The floor of an in-place edit: its durable rewrite alone (lock, read, temp file, fsync, rename,
+      // fsync of the folder), without the capture's decisions, as many times as there were edits.
+      const rewrites: number[] = [];
+      for (let i = 0; i < Math.max(edits.length, 20); i++) {
+        const started = performance.now();
+        await bundle.updateFileLocked(todayFile, (text) => text.replace(/mentions: (\d+)/, (_, n: string) => `mentions: ${Number(n) + 1}`), { ...lock, containWithin: workspaceDir });
+        rewrites.push(performance.now() - started);
+      }
       const summary = (sample: number[]) => ({ n: sample.length, p50Ms: percentile(sample, 50), p95Ms: percentile(sample, 95) });
-      rows.push({ facts: size, dayFileKiB: todayBytes / 1024, firstMs: first, added: summary(added), edits: summary(edits), p95Ms: percentile(rest, 95), maxMs: Math.max(...rest), cpuMs: percentile(cpu.slice(1), 50), holdMs: delay.max / 1e6, heapMiB });
+      rows.push({ facts: size, dayFileKiB: todayBytes / 1024, firstMs: first, added: summary(added), edits: summary(edits), rewrite: summary(rewrites), p95Ms: percentile(rest, 95), maxMs: Math.max(...rest), cpuMs: percentile(cpu.slice(1), 50), holdMs: delay.max / 1e6, heapMiB });
       options.log?.(`capture cost: ${size} facts, p95 ${percentile(rest, 95).toFixed(1)} ms`);
       fs.rmSync(workspaceDir, { recursive: true, force: true, maxRetries: 10 });
     }
@@ -171,13 +191,14 @@ export async function measureCaptureCost(options: { sizes?: number[]; captures?:
 export function costTable(rows: readonly CostRow[]): string {
   const ms = (value: number) => (Number.isNaN(value) ? "-" : `${value.toFixed(1)} ms`);
   return markdownTable(
-    ["captured facts", "today's file", "first capture", "new fact p50 / p95", "with an in-place edit p50 / p95", "all p95", "slowest", "CPU per capture (p50)", "longest event-loop delay", "index heap"],
+    ["captured facts", "today's file", "first capture", "new fact p50 / p95", "with an in-place edit p50 / p95", "the rewrite alone p50 / p95", "all p95", "slowest", "CPU per capture (p50)", "longest event-loop delay", "index heap"],
     rows.map((r) => [
       r.facts.toLocaleString("en-US"),
       `${r.dayFileKiB.toFixed(0)} KiB`,
       ms(r.firstMs),
       `${ms(r.added.p50Ms)} / ${ms(r.added.p95Ms)} (${r.added.n})`,
       `${ms(r.edits.p50Ms)} / ${ms(r.edits.p95Ms)} (${r.edits.n})`,
+      `${ms(r.rewrite.p50Ms)} / ${ms(r.rewrite.p95Ms)} (${r.rewrite.n})`,
       ms(r.p95Ms),
       ms(r.maxMs),
       ms(r.cpuMs),

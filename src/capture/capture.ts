@@ -143,73 +143,106 @@ export function captureFact(input: CaptureInput): Promise<CaptureOutcome> {
   return index.exclusive(() => captureWith(index, input));
 }
 
+/**
+ * Replace the whole line `line(text)` of `file` in place, under its lock, with `next(text)`; both
+ * see the file's text after the index was brought up to it (null: nothing to replace). A failure is
+ * logged with the file and returned, never thrown.
+ */
+async function editInPlace(
+  index: WorkspaceFacts,
+  lock: LockOptions,
+  file: string,
+  day: string,
+  edit: (text: string) => { line: string; next: string } | null,
+): Promise<{ written: boolean; error?: string }> {
+  let done: { text: string; line: string; next: string } | null = null;
+  try {
+    const result = await updateFileLocked(
+      file,
+      (text) => {
+        index.syncText(file, day, text);
+        const change = edit(text);
+        if (!change) return null;
+        const replaced = replaceLine(text, change.line, change.next);
+        done = replaced === null ? null : { text: replaced, ...change };
+        return replaced;
+      },
+      lock,
+    );
+    const rewrite = done as { text: string; line: string; next: string } | null;
+    if (result.written && rewrite) await index.rewritten(file, day, rewrite.text, rewrite.line, rewrite.next);
+    return { written: result.written };
+  } catch (error) {
+    log().warn({ file, error: errorText(error) }, `capture: could not update ${file} in place`);
+    return { written: false, error: errorText(error) };
+  }
+}
+
+function notMentioned(file: string, error: string): CaptureOutcome {
+  return { action: "ignored", file, reason: `already captured; mention count not updated (${error})` };
+}
+
 async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<CaptureOutcome> {
   const { workspaceDir, fact, now, config } = input;
   const todayFile = dayFileFor(workspaceDir, now);
-  const today = path.basename(todayFile, ".md");
   const lock = { ...input.lock, containWithin: workspaceDir };
-  await index.refresh(today);
+  await index.refresh(path.basename(todayFile, ".md"));
 
-  /**
-   * Replace the whole line `line(text)` of `file` in place, under its lock, with `next(text)`;
-   * both see the file's text after the index was brought up to it (null: nothing to replace). A
-   * failure is logged with the file and returned, never thrown.
-   */
-  const editInPlace = async (file: string, day: string, edit: (text: string) => { line: string; next: string } | null): Promise<{ written: boolean; error?: string }> => {
-    let done: { text: string; line: string; next: string } | null = null;
-    try {
-      const result = await updateFileLocked(
-        file,
-        (text) => {
-          index.syncText(file, day, text);
-          const change = edit(text);
-          if (!change) return null;
-          const replaced = replaceLine(text, change.line, change.next);
-          done = replaced === null ? null : { text: replaced, ...change };
-          return replaced;
-        },
-        lock,
-      );
-      const rewrite = done as { text: string; line: string; next: string } | null;
-      if (result.written && rewrite) await index.rewritten(file, day, rewrite.text, rewrite.line, rewrite.next);
-      return { written: result.written };
-    } catch (error) {
-      log().warn({ file, error: errorText(error) }, `capture: could not update ${file} in place`);
-      return { written: false, error: errorText(error) };
-    }
-  };
-  const notMentioned = (file: string, error: string): CaptureOutcome => ({ action: "ignored", file, reason: `already captured; mention count not updated (${error})` });
-
-  // An older day's fact said again or given a new value: update it there (its own lock).
+  // An older day's fact said again: its mention count is raised there (its own lock). Given a new
+  // value: the new value goes into today's file first, then the older line is marked (below).
   const shape = analyse(fact.statement);
   let statement = fact.statement;
   /** The statement replaces an older value (marked or not): a correction is written even so. */
   let replacing = false;
-  let supersededInfo: Pick<CaptureOutcome, "supersededIn" | "supersededStatement"> = {};
-  let warning: string | undefined;
+  let olderValue: IndexedFact | undefined;
   const relation = relationOf(index, fact, shape);
-  if (relation && relation.fact.file !== todayFile) {
+  if (relation?.how === "repeat" && relation.fact.file !== todayFile) {
     const older = relation.fact;
-    const next = relation.how === "repeat" ? mentioned(older, now, config) : superseded(older);
-    const edit = await editInPlace(older.file, older.day, () => ({ line: older.line, next }));
-    if (edit.error !== undefined) {
-      if (relation.how === "repeat") return notMentioned(older.file, edit.error);
-      // The new value still goes in: a fact is never dropped because the older line could not be marked.
-      warning = `older value in ${older.file} not marked superseded (${edit.error})`;
-      statement = relation.replacement;
-      replacing = true;
-    } else if (edit.written) {
-      if (relation.how === "repeat") return { action: "mentioned", line: next, file: older.file };
-      statement = relation.replacement;
-      replacing = true;
-      supersededInfo = { supersededIn: older.file, supersededStatement: older.statement };
-    }
+    const next = mentioned(older, now, config);
+    const edit = await editInPlace(index, lock, older.file, older.day, () => ({ line: older.line, next }));
+    if (edit.error !== undefined) return notMentioned(older.file, edit.error);
+    if (edit.written) return { action: "mentioned", line: next, file: older.file };
     // Not written: the line was edited meanwhile (or deleted by the operator); treat the fact as new.
+  } else if (relation?.how === "change" && relation.fact.file !== todayFile) {
+    statement = relation.replacement;
+    replacing = true;
+    olderValue = relation.fact;
   }
+  const { outcome, inToday } = await captureIntoToday(index, input, lock, statement === fact.statement ? shape : analyse(statement), statement, replacing);
+  if (!olderValue || !inToday) return outcome;
+  // The new value is in today's file (added, or there already): only now is the older line marked,
+  // so a failure or a crash in between leaves both values, never neither.
+  const older = olderValue;
+  const edit = await editInPlace(index, lock, older.file, older.day, () => ({ line: older.line, next: superseded(older) }));
+  if (edit.error !== undefined) {
+    const warning = `older value in ${older.file} not marked superseded (${edit.error})`;
+    return { ...outcome, warning: outcome.warning ? `${outcome.warning}; ${warning}` : warning };
+  }
+  if (edit.written && outcome.action === "added") return { ...outcome, action: "superseded", supersededIn: older.file, supersededStatement: older.statement };
+  // Not written: the older line was edited meanwhile (or deleted by the operator); the new value stands.
+  return outcome;
+}
+
+/**
+ * The part of a capture that concerns today's file: `statement` (the fact as said, or the new value
+ * of an older day's fact when `replacing`) added, counted as a repeat, or put in place of an older
+ * value there. `inToday`: today's file holds the statement now (added, or there already).
+ */
+async function captureIntoToday(
+  index: WorkspaceFacts,
+  input: CaptureInput,
+  lock: LockOptions,
+  currentShape: Shape,
+  statement: string,
+  replacing: boolean,
+): Promise<{ outcome: CaptureOutcome; inToday: boolean }> {
+  const { workspaceDir, fact, now, config } = input;
+  const todayFile = dayFileFor(workspaceDir, now);
+  const today = path.basename(todayFile, ".md");
+  const there = (outcome: CaptureOutcome) => ({ outcome, inToday: true });
 
   const capturedAt = now.toISOString();
   const current: ExtractedFact = { ...fact, statement };
-  const currentShape = statement === fact.statement ? shape : analyse(statement);
   const lineFor = (text: string) => formatCapturedLine(text, fact.tag, newMeta(current, now), capturedAt);
   /**
    * How the fact relates to today's file as `text` holds it (the index synced to it, the line
@@ -262,37 +295,33 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
       index.appended(todayFile, today, read, text, observed);
     }
     const decided = decision as Decision;
-    if (decided.kind === "ignore") return { action: "ignored", reason: "correction of no captured fact" };
+    if (decided.kind === "ignore") return { outcome: { action: "ignored", reason: "correction of no captured fact" }, inToday: false };
     if (decided.kind === "mention") {
       // Raise the count of the repeated line as it is now (another capture may have raised it meanwhile).
       // Stryker disable next-line StringLiteral: set by the transform whenever the edit is written, the only time it is read
       let next = "";
-      const edit = await editInPlace(todayFile, today, (text) => {
+      const edit = await editInPlace(index, lock, todayFile, today, (text) => {
         const again = relationInToday(text);
         if (again?.how !== "repeat") return null;
         next = mentioned(again.fact, now, config);
         return { line: again.fact.line, next };
       });
-      if (edit.error !== undefined) return notMentioned(todayFile, edit.error);
-      if (edit.written) return { action: "mentioned", line: next, file: todayFile };
+      if (edit.error !== undefined) return there(notMentioned(todayFile, edit.error));
+      if (edit.written) return there({ action: "mentioned", line: next, file: todayFile });
       // The line is gone (the operator deleted it meanwhile): decide again, bounded.
-      if (round >= MAX_DECIDE_ROUNDS) return { action: "ignored", file: todayFile, reason: "already captured; line changed while its mention count was raised" };
+      if (round >= MAX_DECIDE_ROUNDS) return { outcome: { action: "ignored", file: todayFile, reason: "already captured; line changed while its mention count was raised" }, inToday: false };
       continue;
     }
     const { line } = decided;
-    if (!decided.supersede) {
-      const added: CaptureOutcome = supersededInfo.supersededIn ? { action: "superseded", line, file: todayFile, ...supersededInfo } : { action: "added", line, file: todayFile };
-      return warning ? { ...added, warning } : added;
-    }
+    if (!decided.supersede) return there({ action: "added", line, file: todayFile });
     // A new value of a line in today's file: the new line is in; now mark the older one.
     const older = decided.supersede;
-    const edit = await editInPlace(todayFile, today, () => ({ line: older.line, next: superseded(older) }));
-    if (edit.error !== undefined) warning = `older value in ${todayFile} not marked superseded (${edit.error})`;
-    const warned = warning ? { warning } : {};
-    if (edit.written) return { action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: older.statement, ...warned };
+    const edit = await editInPlace(index, lock, todayFile, today, () => ({ line: older.line, next: superseded(older) }));
+    const warned = edit.error !== undefined ? { warning: `older value in ${todayFile} not marked superseded (${edit.error})` } : {};
+    if (edit.written) return there({ action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: older.statement, ...warned });
     // Not marked (the failure above, or the older line changed meanwhile): the new value is in all the same.
-    if (decided.kind === "mark") return { action: "ignored", file: todayFile, reason: "new value already captured", ...warned };
-    return { action: "added", line, file: todayFile, ...warned };
+    if (decided.kind === "mark") return there({ action: "ignored", file: todayFile, reason: "new value already captured", ...warned });
+    return there({ action: "added", line, file: todayFile, ...warned });
   }
 }
 

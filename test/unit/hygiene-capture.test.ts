@@ -240,6 +240,18 @@ describe("what a capture writes, step by step", () => {
     expect(factsIn(today()).map((f) => [f.statement, f.superseded, f.meta.source])).toEqual([["my sailboat is moored at slip 22 in Sausalito", false, "correction"]]);
   });
 
+  it("a new value of yesterday's fact that cannot be written today: yesterday's line is left as it was, never neither value", async () => {
+    await say(SLIP_14, { now: YESTERDAY });
+    const older = dayFileFor(ws, YESTERDAY);
+    const before = fs.readFileSync(older, "utf8");
+    // Today's day file cannot be appended to (a folder in its place): the new line is not written.
+    fs.mkdirSync(today());
+    const outcome = await say("actually it's slip 22 now");
+    expect(outcome.errors).toEqual([expect.stringContaining(today())]);
+    expect(fs.readFileSync(older, "utf8")).toBe(before);
+    expect(factsIn(older).map((f) => [f.statement, f.superseded])).toEqual([["my sailboat is moored at slip 14 in Sausalito", false]]);
+  });
+
   it("a correction whose new value today's file already holds: yesterday's line is marked, today's line counted, no second line", async () => {
     await say(SLIP_14, { now: YESTERDAY });
     // Written by another writer (the older line is left as it was).
