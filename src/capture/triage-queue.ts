@@ -2,8 +2,8 @@
 // messages (a pasted list, a channel's backlog replayed after a reconnect) used to start every
 // message's triage at once: a thousand scans in one pass of the event loop, then thousands of file
 // operations in the thread pool a turn's memory search reads through, and turns missed their wait.
-// Here a burst costs a turn at most TRIAGE_CONCURRENCY triages beside it, with the event loop given
-// back between two messages. Nothing is dropped below MAX_PENDING_TRIAGES waiting messages; past
+// Here a burst costs a turn at most TRIAGE_CONCURRENCY triages beside it, started one per turn of
+// the event loop. Nothing is dropped below MAX_PENDING_TRIAGES waiting messages; past
 // that bound (memory the gateway would otherwise hold without limit) a message is logged and not
 // triaged.
 
@@ -17,6 +17,8 @@ type Task = () => Promise<void>;
 export class TriageQueue {
   private readonly waiting: { task: Task; done: () => void }[] = [];
   private running = 0;
+  /** A start is set for the loop's next turn. */
+  private scheduled = false;
   private readonly concurrency: number;
   private readonly maxPending: number;
 
@@ -42,21 +44,31 @@ export class TriageQueue {
     });
   }
 
+  /**
+   * Starts the next waiting task, if there is room, in a task of its own after what the event loop
+   * has waiting (a turn's timers and reads), and at most one per turn of the loop: a task's scan of
+   * its message is a few ms of synchronous work, and four started in the same pass held the loop
+   * for all of them at once.
+   */
   private startNext(): void {
-    while (this.running < this.concurrency && this.waiting.length > 0) {
-      const next = this.waiting.shift() as { task: Task; done: () => void };
+    if (this.scheduled || this.running >= this.concurrency || this.waiting.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const next = this.waiting.shift();
+      // Stryker disable next-line ConditionalExpression: scheduled only with one waiting, and nothing else takes it
+      if (!next) return;
       this.running++;
-      // Started in a task of its own, after what the event loop has waiting (a turn's timers and reads).
-      setImmediate(() => {
-        next
-          .task()
-          .catch(() => undefined)
-          .finally(() => {
-            this.running--;
-            next.done();
-            this.startNext();
-          });
-      });
-    }
+      next
+        .task()
+        .catch(() => undefined)
+        .finally(() => {
+          this.running--;
+          next.done();
+          this.startNext();
+        });
+      // The next one (if there is room) in the loop's next turn: an immediate set from an immediate runs then.
+      this.startNext();
+    });
   }
 }

@@ -449,8 +449,11 @@ export class MemoryIndex {
     this.changes.watchFor(this.spec.patterns, this.store.fileNames());
     stats.files = this.store.fileCount;
     stats.chunks = this.store.chunkCount;
-    stats.yields = slicer.yields;
     if (stats.changed || metaChanged) this.scheduleSave();
+    // The search a turn runs after this refresh is synchronous: it starts in a slice of its own,
+    // not right after this one's last step.
+    if (stats.changed) await slicer.yieldNow();
+    stats.yields = slicer.yields;
     return stats;
   }
 

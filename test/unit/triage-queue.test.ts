@@ -41,6 +41,16 @@ describe("TriageQueue", () => {
     expect(queue.pending).toBe(0);
   });
 
+  it("starts one task per turn of the event loop: what else is waiting runs between two starts", async () => {
+    const queue = new TriageQueue({ concurrency: 4 });
+    const order: (number | string)[] = [];
+    const done = [0, 1, 2].map((i) => queue.push(async () => void order.push(i)));
+    // Set after the three pushes: it runs before the second task starts, not after all three.
+    setImmediate(() => order.push("other"));
+    await Promise.all(done);
+    expect(order).toEqual([0, "other", 1, 2]);
+  });
+
   it("a task that fails does not stop the ones after it", async () => {
     const queue = new TriageQueue({ concurrency: 1 });
     const ran: string[] = [];
