@@ -59,8 +59,9 @@ export class TriageQueue {
       // Stryker disable next-line ConditionalExpression: scheduled only with one waiting, and nothing else takes it
       if (!next) return;
       this.running++;
-      next
-        .task()
+      // Run as a promise's executor: a task that throws before its first await rejects here,
+      // never out of the immediate (an uncaught exception in the gateway).
+      new Promise<void>((resolve) => resolve(next.task()))
         .catch(() => undefined)
         .finally(() => {
           this.running--;

@@ -58,6 +58,16 @@ describe("TriageQueue", () => {
     expect(ran).toEqual(["after"]);
   });
 
+  it("a task that throws before returning its promise does not throw out of the queue, and the next one runs", async () => {
+    const queue = new TriageQueue({ concurrency: 1 });
+    const ran: string[] = [];
+    const throwing = (() => {
+      throw new Error("thrown at once");
+    }) as unknown as () => Promise<void>;
+    await Promise.all([queue.push(throwing), queue.push(async () => void ran.push("after"))]);
+    expect(ran).toEqual(["after"]);
+  });
+
   it("past its bound a task is turned away (undefined), not queued", async () => {
     const queue = new TriageQueue({ concurrency: 1, maxPending: 1 });
     const first = gate();
