@@ -17,6 +17,7 @@ export default {
     // The capture (issue 24): what a message asks to keep, how facts relate, the index, the writes.
     // Not src/capture/language.ts: it is data (word lists and patterns), measured by bench/capture.
     "src/capture/capture.ts",
+    "src/capture/pending-edits.ts",
     "src/capture/statement.ts",
     "src/capture/sentences.ts",
     "src/capture/relation.ts",

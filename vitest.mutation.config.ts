@@ -32,6 +32,7 @@ const MUTATION_TEST_FILES = [
   "test/unit/capture-index-work.test.ts",
   "test/unit/capture-corrections.test.ts",
   "test/unit/hygiene-capture.test.ts",
+  "test/unit/capture-pending-edits.test.ts",
 ];
 
 export default defineConfig({

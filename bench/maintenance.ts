@@ -11,7 +11,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { setLogDestination } from "../src/core/log.ts";
-import { parseCapturedLine } from "../src/capture/capture.ts";
+import { parseCapturedLine, settledCaptures } from "../src/capture/capture.ts";
 import { triageInboundMessage } from "../src/capture/triage.ts";
 import { promoteSoulProposal, runMaintenancePass } from "../src/lifecycle/pass.ts";
 import type { RunRecord } from "../src/lifecycle/run-log.ts";
@@ -99,6 +99,8 @@ export async function simulateVault(options: SimulationOptions): Promise<Ledger>
 
   const say = async (content: string, at: number) => {
     const outcome = await triageInboundMessage({ content, workspaceDir: ws, now: iso(at), config: SIM_CONFIG, capture: true, sessionKey: "agent:main:main", messageId: `m-${at}` });
+    // Its in-place edits land before the agent's next write (in a gateway: milliseconds, not the minutes between messages).
+    await settledCaptures(ws);
     const line = outcome.capture?.line;
     return line ? parseCapturedLine(line)?.statement : undefined;
   };

@@ -3,11 +3,14 @@
 // Cost: a workspace with `facts` captured facts spread over today's day file and the 30 days before
 // (what the capture compares with), then `captures` captures one after another through
 // `captureFact`: 80 % new facts, 10 % repeats and 10 % corrections of facts captured before (the
-// in-place edits). Reported: the first capture (it reads every day file once), then p50 / p95 /
-// max of the others, the longest event-loop delay while they ran (`monitorEventLoopDelay`, so
-// other load on the machine shows here too), and the heap the capture's index holds. Then the floor
-// of an in-place edit: today's file rewritten alone (lock, read, temp file, fsyncs, rename), with no
-// capture logic, as many times as there were edits.
+// in-place edits, recorded ahead and applied after the capture: src/capture/pending-edits.ts).
+// Reported: the first capture (it reads every day file once), then p50 / p95 / max of the others,
+// the time to apply the recorded edits once the last capture is done (captures back to back leave
+// the queue no idle moment before that), the longest event-loop delay while all of it ran
+// (`monitorEventLoopDelay`, so other load on the machine shows here too), and the heap the
+// capture's index holds. Then a durable rewrite of today's file alone (lock, read, temp file,
+// fsyncs, rename), with no capture logic, as many times as there were edits: what one edit cost
+// when the capture made it itself.
 //
 // Burst: the same workspace plus the sample workspace's notes; `burst` "remember that …" messages
 // arrive at once through the hook's real entry point (`startInboundTriage`, owner session), while
@@ -60,6 +63,8 @@ type Bundle = {
   lockOptionsFromConfig: (config: object, agent: string) => object;
   setLogDestination: (destination: unknown) => void;
   updateFileLocked: (file: string, transform: (text: string) => string | null, options: object) => Promise<unknown>;
+  /** Since 2026-11-27: the in-place edits captures recorded ahead, applied (absent before: they were applied by the capture). */
+  settledCaptures?: (workspaceDir: string) => Promise<void>;
 };
 
 async function loadBundle(srcRoot: string): Promise<Bundle> {
@@ -110,6 +115,8 @@ export type CostRow = {
   edits: { n: number; p50Ms: number; p95Ms: number };
   /** The durable rewrite of today's file alone (`updateFileLocked`, one mention count changed): the floor of an in-place edit. */
   rewrite: { n: number; p50Ms: number; p95Ms: number };
+  /** Applying the edits the captures recorded ahead, after the last capture (NaN: a checkout that applied them in the capture). */
+  settleMs: number;
   p95Ms: number;
   maxMs: number;
   /** CPU time of this process per capture (median), which machine load does not inflate as much as wall time. */
@@ -161,6 +168,11 @@ export async function measureCaptureCost(options: { sizes?: number[]; captures?:
         cpu.push((used.user + used.system) / 1000);
         if (times.push(ms) > 1) (outcome.action === "added" ? added : edits).push(ms);
       }
+      // The edits recorded ahead, applied (captures back to back never leave the queue idle, so all
+      // of them wait until now): timed, and inside the event-loop delay.
+      const settleStarted = performance.now();
+      await bundle.settledCaptures?.(workspaceDir);
+      const settleMs = bundle.settledCaptures ? performance.now() - settleStarted : Number.NaN;
       delay.disable();
       if (typeof global.gc === "function") global.gc();
       // Without --expose-gc the heap is not collected first and the figure would mean nothing.
@@ -177,7 +189,7 @@ export async function measureCaptureCost(options: { sizes?: number[]; captures?:
         rewrites.push(performance.now() - started);
       }
       const summary = (sample: number[]) => ({ n: sample.length, p50Ms: percentile(sample, 50), p95Ms: percentile(sample, 95) });
-      rows.push({ facts: size, dayFileKiB: todayBytes / 1024, firstMs: first, added: summary(added), edits: summary(edits), rewrite: summary(rewrites), p95Ms: percentile(rest, 95), maxMs: Math.max(...rest), cpuMs: percentile(cpu.slice(1), 50), holdMs: delay.max / 1e6, heapMiB });
+      rows.push({ facts: size, dayFileKiB: todayBytes / 1024, firstMs: first, added: summary(added), edits: summary(edits), rewrite: summary(rewrites), settleMs, p95Ms: percentile(rest, 95), maxMs: Math.max(...rest), cpuMs: percentile(cpu.slice(1), 50), holdMs: delay.max / 1e6, heapMiB });
       options.log?.(`capture cost: ${size} facts, p95 ${percentile(rest, 95).toFixed(1)} ms`);
       fs.rmSync(workspaceDir, { recursive: true, force: true, maxRetries: 10 });
     }
@@ -191,7 +203,7 @@ export async function measureCaptureCost(options: { sizes?: number[]; captures?:
 export function costTable(rows: readonly CostRow[]): string {
   const ms = (value: number) => (Number.isNaN(value) ? "-" : `${value.toFixed(1)} ms`);
   return markdownTable(
-    ["captured facts", "today's file", "first capture", "new fact p50 / p95", "with an in-place edit p50 / p95", "the rewrite alone p50 / p95", "all p95", "slowest", "CPU per capture (p50)", "longest event-loop delay", "index heap"],
+    ["captured facts", "today's file", "first capture", "new fact p50 / p95", "with an in-place edit p50 / p95", "the rewrite alone p50 / p95", "edits applied after the run", "all p95", "slowest", "CPU per capture (p50)", "longest event-loop delay", "index heap"],
     rows.map((r) => [
       r.facts.toLocaleString("en-US"),
       `${r.dayFileKiB.toFixed(0)} KiB`,
@@ -199,6 +211,7 @@ export function costTable(rows: readonly CostRow[]): string {
       `${ms(r.added.p50Ms)} / ${ms(r.added.p95Ms)} (${r.added.n})`,
       `${ms(r.edits.p50Ms)} / ${ms(r.edits.p95Ms)} (${r.edits.n})`,
       `${ms(r.rewrite.p50Ms)} / ${ms(r.rewrite.p95Ms)} (${r.rewrite.n})`,
+      ms(r.settleMs),
       ms(r.p95Ms),
       ms(r.maxMs),
       ms(r.cpuMs),

@@ -14,10 +14,11 @@ import { analyse, withNewValue } from "./relation.ts";
 import type { Shape } from "./relation.ts";
 import { echoesOf } from "./statement.ts";
 import type { ExtractedFact } from "./statement.ts";
+import { isForgotten } from "./forget.ts";
+import { pendingEditsOf } from "./pending-edits.ts";
+import type { PendingEdits } from "./pending-edits.ts";
 
-export {  MEMORY_DIR } from "./fact-index.ts";
-export {  capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine } from "./fact-line.ts";
-;
+export { capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine } from "./fact-line.ts";
 
 // Explicit capture (persistent memory spec §5.1 Core tier, flat files, no LLM): a fact the operator
 // asked to keep becomes one line of today's `memory/YYYY-MM-DD.md` (fact-line.ts):
@@ -31,7 +32,9 @@ export {  capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLin
 // line `status: superseded`, which retrieval leaves out, and adds the new value. Every change takes
 // the file's §4.1 lock; locks are taken one after another, never nested. A new line is an O_APPEND
 // write (never a rewrite), since OpenClaw's agent appends to the same day file without our lock;
-// only the two in-place edits rewrite it (docs/memory-hygiene.md, "Which writes append").
+// only the two in-place edits rewrite it (docs/memory-hygiene.md, "Which writes append"), and not
+// on the capture's path: the capture commits them as a journal line (pending-edits.ts), and they
+// are applied once no capture waits, one rewrite per file.
 //
 // What was captured before comes from the workspace's fact index (fact-index.ts): read once, then
 // only what was appended, so a capture does not reread 30 day files. Every decision is still made
@@ -128,19 +131,45 @@ function errorText(error: unknown): string {
  * Write one extracted fact. Adding a line, the common case, is an O_APPEND write under today's
  * lock (`appendFileLockedUnlessSeen`): it never rewrites the file, so it lands however busy the agent's own
  * unlocked appends to the same file are. Whether to add is decided under that lock from what the
- * file holds at that moment, so concurrent captures of the same words never add two lines. Only the
- * rare in-place edits (a repeat's mention count, an older value marked superseded) rewrite the file
- * (`updateFileLocked`), and a new value is appended *before* its older line is marked, so a failure
- * or a crash in between leaves both values, never neither. When an edit fails after its retries,
- * the failure is logged with the file and the fact is kept: a repeat is already there, a new value
- * is added all the same (`warning` says what was not marked).
+ * file holds at that moment, so concurrent captures of the same words never add two lines. The
+ * in-place edits (a repeat's mention count, an older value marked superseded) are recorded ahead
+ * (pending-edits.ts) and rewrite the file after the capture; a new value is appended *before* its
+ * older line's mark is recorded, so a failure or a crash in between leaves both values, never
+ * neither. An edit that cannot be recorded is made in place at once; when that fails after its
+ * retries, the failure is logged with the file and the fact is kept: a repeat is already there, a
+ * new value is added all the same (`warning` says what was not marked).
  * Captures of one workspace run one at a time (the index's queue).
  * Throws only when the new line itself cannot be written (the caller reports it; the turn never
  * waits for this).
  */
 export function captureFact(input: CaptureInput): Promise<CaptureOutcome> {
   const index = factIndexFor(input.workspaceDir);
-  return index.exclusive(() => captureWith(index, input));
+  const captured = index.exclusive(() => captureWith(index, input));
+  // The in-place edits it recorded are applied once no capture waits (pending-edits.ts).
+  const applySoon = () => pendingOf(index).soon();
+  captured.then(applySoon, applySoon);
+  return captured;
+}
+
+/** The workspace's pending in-place edits; a repeat whose line went away before its edit is captured again. */
+function pendingOf(index: WorkspaceFacts): PendingEdits {
+  return pendingEditsOf(index, async (line, saidAt, config, lock) => {
+    const said = parseCapturedLine(line);
+    // Forgotten meanwhile ("forget that …" right after it was said again): not brought back.
+    if (!said || (await isForgotten(index.workspaceDir, said.statement))) return;
+    const fact: ExtractedFact = { kind: "memory", statement: said.statement, tag: said.tag, trigger: "remember-that" };
+    await captureWith(index, { workspaceDir: index.workspaceDir, fact, now: saidAt, config, lock });
+  });
+}
+
+/**
+ * Every capture of the workspace queued so far done, and every in-place edit they recorded applied
+ * to its day file (operator commands, tests and benches that read the files right after).
+ */
+export async function settledCaptures(workspaceDir: string): Promise<void> {
+  const index = factIndexFor(workspaceDir);
+  const pending = pendingOf(index);
+  await index.exclusive(() => pending.applyAll());
 }
 
 /**
@@ -178,6 +207,34 @@ async function editInPlace(
   }
 }
 
+/**
+ * A repeat's mention count raised: recorded ahead and applied later (pending-edits.ts), or edited
+ * in place at once when the record cannot be written. `line`: the line as it will be; `error`: the
+ * edit failed; neither: the line changed meanwhile (only the in-place edit can tell).
+ */
+async function raiseMention(index: WorkspaceFacts, pending: PendingEdits, input: CaptureInput, lock: LockOptions, fact: IndexedFact): Promise<{ line?: string; error?: string }> {
+  try {
+    return { line: await pending.mention(fact, input.now) };
+  } catch (error) {
+    log().warn({ file: fact.file, error: errorText(error) }, "capture: mention not recorded ahead; edited in place");
+  }
+  const next = mentioned(fact, input.now, input.config);
+  const edit = await editInPlace(index, lock, fact.file, fact.day, () => ({ line: fact.line, next }));
+  return edit.error !== undefined ? { error: edit.error } : edit.written ? { line: next } : {};
+}
+
+/** An older value marked superseded: recorded ahead, or edited in place when that cannot be written (as raiseMention). */
+async function markSuperseded(index: WorkspaceFacts, pending: PendingEdits, lock: LockOptions, older: IndexedFact): Promise<{ done: boolean; error?: string }> {
+  try {
+    await pending.supersede(older);
+    return { done: true };
+  } catch (error) {
+    log().warn({ file: older.file, error: errorText(error) }, "capture: mark not recorded ahead; edited in place");
+  }
+  const edit = await editInPlace(index, lock, older.file, older.day, () => ({ line: older.line, next: superseded(older) }));
+  return { done: edit.written, ...(edit.error !== undefined ? { error: edit.error } : {}) };
+}
+
 function notMentioned(file: string, error: string): CaptureOutcome {
   return { action: "ignored", file, reason: `already captured; mention count not updated (${error})` };
 }
@@ -186,6 +243,8 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
   const { workspaceDir, fact, now, config } = input;
   const todayFile = dayFileFor(workspaceDir, now);
   const lock = { ...input.lock, containWithin: workspaceDir };
+  const pending = pendingOf(index);
+  await pending.recover(config, lock);
   await index.refresh(path.basename(todayFile, ".md"));
 
   // An older day's fact said again: its mention count is raised there (its own lock). Given a new
@@ -198,27 +257,26 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
   const relation = relationOf(index, fact, shape);
   if (relation?.how === "repeat" && relation.fact.file !== todayFile) {
     const older = relation.fact;
-    const next = mentioned(older, now, config);
-    const edit = await editInPlace(index, lock, older.file, older.day, () => ({ line: older.line, next }));
-    if (edit.error !== undefined) return notMentioned(older.file, edit.error);
-    if (edit.written) return { action: "mentioned", line: next, file: older.file };
+    const raised = await raiseMention(index, pending, input, lock, older);
+    if (raised.error !== undefined) return notMentioned(older.file, raised.error);
+    if (raised.line !== undefined) return { action: "mentioned", line: raised.line, file: older.file };
     // Not written: the line was edited meanwhile (or deleted by the operator); treat the fact as new.
   } else if (relation?.how === "change" && relation.fact.file !== todayFile) {
     statement = relation.replacement;
     replacing = true;
     olderValue = relation.fact;
   }
-  const { outcome, inToday } = await captureIntoToday(index, input, lock, statement === fact.statement ? shape : analyse(statement), statement, replacing);
+  const { outcome, inToday } = await captureIntoToday(index, pending, input, lock, statement === fact.statement ? shape : analyse(statement), statement, replacing);
   if (!olderValue || !inToday) return outcome;
   // The new value is in today's file (added, or there already): only now is the older line marked,
   // so a failure or a crash in between leaves both values, never neither.
   const older = olderValue;
-  const edit = await editInPlace(index, lock, older.file, older.day, () => ({ line: older.line, next: superseded(older) }));
+  const edit = await markSuperseded(index, pending, lock, older);
   if (edit.error !== undefined) {
     const warning = `older value in ${older.file} not marked superseded (${edit.error})`;
     return { ...outcome, warning: outcome.warning ? `${outcome.warning}; ${warning}` : warning };
   }
-  if (edit.written && outcome.action === "added") return { ...outcome, action: "superseded", supersededIn: older.file, supersededStatement: older.statement };
+  if (edit.done && outcome.action === "added") return { ...outcome, action: "superseded", supersededIn: older.file, supersededStatement: older.statement };
   // Not written: the older line was edited meanwhile (or deleted by the operator); the new value stands.
   return outcome;
 }
@@ -230,13 +288,14 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
  */
 async function captureIntoToday(
   index: WorkspaceFacts,
+  pending: PendingEdits,
   input: CaptureInput,
   lock: LockOptions,
   currentShape: Shape,
   statement: string,
   replacing: boolean,
 ): Promise<{ outcome: CaptureOutcome; inToday: boolean }> {
-  const { workspaceDir, fact, now, config } = input;
+  const { workspaceDir, fact, now } = input;
   const todayFile = dayFileFor(workspaceDir, now);
   const today = path.basename(todayFile, ".md");
   const there = (outcome: CaptureOutcome) => ({ outcome, inToday: true });
@@ -297,17 +356,10 @@ async function captureIntoToday(
     const decided = decision as Decision;
     if (decided.kind === "ignore") return { outcome: { action: "ignored", reason: "correction of no captured fact" }, inToday: false };
     if (decided.kind === "mention") {
-      // Raise the count of the repeated line as it is now (another capture may have raised it meanwhile).
-      // Stryker disable next-line StringLiteral: set by the transform whenever the edit is written, the only time it is read
-      let next = "";
-      const edit = await editInPlace(index, lock, todayFile, today, (text) => {
-        const again = relationInToday(text);
-        if (again?.how !== "repeat") return null;
-        next = mentioned(again.fact, now, config);
-        return { line: again.fact.line, next };
-      });
-      if (edit.error !== undefined) return there(notMentioned(todayFile, edit.error));
-      if (edit.written) return there({ action: "mentioned", line: next, file: todayFile });
+      // The repeated line as found under the lock just now.
+      const raised = await raiseMention(index, pending, input, lock, decided.fact);
+      if (raised.error !== undefined) return there(notMentioned(todayFile, raised.error));
+      if (raised.line !== undefined) return there({ action: "mentioned", line: raised.line, file: todayFile });
       // The line is gone (the operator deleted it meanwhile): decide again, bounded.
       if (round >= MAX_DECIDE_ROUNDS) return { outcome: { action: "ignored", file: todayFile, reason: "already captured; line changed while its mention count was raised" }, inToday: false };
       continue;
@@ -316,9 +368,9 @@ async function captureIntoToday(
     if (!decided.supersede) return there({ action: "added", line, file: todayFile });
     // A new value of a line in today's file: the new line is in; now mark the older one.
     const older = decided.supersede;
-    const edit = await editInPlace(index, lock, todayFile, today, () => ({ line: older.line, next: superseded(older) }));
+    const edit = await markSuperseded(index, pending, lock, older);
     const warned = edit.error !== undefined ? { warning: `older value in ${todayFile} not marked superseded (${edit.error})` } : {};
-    if (edit.written) return there({ action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: older.statement, ...warned });
+    if (edit.done) return there({ action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: older.statement, ...warned });
     // Not marked (the failure above, or the older line changed meanwhile): the new value is in all the same.
     if (decided.kind === "mark") return there({ action: "ignored", file: todayFile, reason: "new value already captured", ...warned });
     return there({ action: "added", line, file: todayFile, ...warned });

@@ -148,6 +148,8 @@ export class WorkspaceFacts {
   private readonly byKey = new Lookup();
   private readonly byAttribute = new Lookup();
   private queue: Promise<unknown> = Promise.resolve();
+  /** Tasks queued or running (`exclusive`). */
+  private queued = 0;
   /** The day before the `today` of the last refresh: a correction naming only a value looks back to it. */
   private yesterday = "";
 
@@ -157,9 +159,15 @@ export class WorkspaceFacts {
 
   /** Run `task` after every task queued before it for this workspace (one capture at a time). */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
+    this.queued++;
+    const run = this.queue.then(task, task).finally(() => this.queued--);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** No task is queued or running: background work may take the queue without delaying a capture. */
+  get idle(): boolean {
+    return this.queued === 0;
   }
 
   /** Facts indexed in all files. */
@@ -281,21 +289,38 @@ export class WorkspaceFacts {
    * in the text the index had just been synced to: that one fact is updated in place (no reparse),
    * and the file as it is now is recorded if it is still `text`.
    */
-  async rewritten(file: string, day: string, text: string, oldLine: string, newLine: string): Promise<void> {
+  rewritten(file: string, day: string, text: string, oldLine: string, newLine: string): Promise<void> {
+    return this.rewrittenLines(file, day, text, [{ oldLine, newLine }]);
+  }
+
+  /** rewritten() for a rewrite that replaced several whole lines at once (the pending edits of one file). */
+  async rewrittenLines(file: string, day: string, text: string, changes: readonly { oldLine: string; newLine: string }[]): Promise<void> {
     const entry = this.entry(file, day);
-    const fact = entry.facts.find((f) => f.line === oldLine);
-    const end = entry.chars + newLine.length - oldLine.length;
-    if (fact && end > 0 && text[end - 1] === "\n") {
-      fact.line = newLine;
-      fact.superseded = capturedStatement(newLine)?.superseded ?? fact.superseded;
+    const edited = changes.map((change) => ({ ...change, fact: entry.facts.find((f) => f.line === change.oldLine) }));
+    let end = entry.chars;
+    for (const change of changes) end += change.newLine.length - change.oldLine.length;
+    if (edited.every((change) => change.fact) && end > 0 && text[end - 1] === "\n") {
+      for (const { fact, oldLine, newLine } of edited) {
+        const indexed = fact as IndexedFact;
+        indexed.line = newLine;
+        indexed.superseded = capturedStatement(newLine)?.superseded ?? indexed.superseded;
+        entry.bytes += Buffer.byteLength(newLine) - Buffer.byteLength(oldLine);
+      }
       entry.chars = end;
-      entry.bytes += Buffer.byteLength(newLine) - Buffer.byteLength(oldLine);
       entry.tail = text.slice(Math.max(0, end - TAIL_CHARS), end);
     } else {
       await drainSliced(this.stepsToMatch(entry, text.slice(0, MAX_INDEXED_DAY_FILE_BYTES), true));
     }
     const stat = await fs.stat(file).catch(() => undefined);
     entry.observed = stat && stat.size === Buffer.byteLength(text) ? identityOf(stat) : undefined;
+  }
+
+  /**
+   * A fact whose older value is recorded as superseded (a pending edit, pending-edits.ts) is left
+   * out of relations from now on, before its line is marked on disk.
+   */
+  markSuperseded(fact: IndexedFact): void {
+    fact.superseded = true;
   }
 
   /** Drop a file from the index (it is read whole next time). */

@@ -16,7 +16,7 @@ import { dropIndexCaches } from "../memory/index-cache.ts";
 import { memoryFilesEdited } from "../memory/memory-index.ts";
 import { findSecrets, redactSecrets } from "../memory/secrets.ts";
 import { defaultIndexCacheDir } from "../memory/sources.ts";
-import { parseCapturedLine } from "./capture.ts";
+import { parseCapturedLine } from "./fact-line.ts";
 import { CORRECTIONS_FILE_NAME } from "./corrections.ts";
 import { parseForgetRequest } from "./forget-trigger.ts";
 import { factId, factStatement, factTerms, memoryFiles, readMemoryFacts, requestMatcher } from "./memory-facts.ts";

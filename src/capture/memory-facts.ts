@@ -5,7 +5,8 @@ import { readRegularFile } from "../fs/safe-read.ts";
 import { parseMemoryEntries, stripMemoryMetadata } from "../memory/confidence.ts";
 import { withoutWithheldMarkers } from "../memory/secrets.ts";
 import { analyzeQuery } from "../memory/tokenize.ts";
-import { MEMORY_DIR, parseCapturedLine } from "./capture.ts";
+import { MEMORY_DIR } from "./fact-index.ts";
+import { parseCapturedLine } from "./fact-line.ts";
 
 // The facts in a workspace's memory files (MEMORY.md, memory/*.md), for `memory list | show |
 // forget` and the chat's "forget that …": every entry (a list item with its continuation lines, or

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { settledCaptures } from "../capture/capture.ts";
 import { getLogger } from "../core/log.ts";
 import { withFileLock } from "../fs/lock.ts";
 import { workspaceProblem } from "../fs/workspace-guard.ts";
@@ -112,6 +113,9 @@ export async function runMaintenancePass(options: PassOptions): Promise<PassResu
   const now = options.now ?? new Date();
   const steps = options.steps ?? STEP_NAMES;
   return exclusive(workspaceDir, config, async () => {
+    // What this process's captures recorded ahead (a mention count, a superseded mark) is in the
+    // files before the pass reads them (pending-edits.ts).
+    if (!options.dryRun) await settledCaptures(workspaceDir);
     const run = await beginRun({ workspaceDir, clock: now, trigger: options.trigger ?? "manual", lock: lockOptionsFromConfig(config, AGENT_NAME), dryRun: options.dryRun, wallClock: options.wallClock });
     await stepsIn({ run, config, now, previousClock: await previousClock(workspaceDir) }, steps);
     const record = await run.finish();

@@ -20,6 +20,7 @@ import type { OpenClawConfig } from "../host/events.ts";
 import { resolveHookConfig } from "../host/hook-config.ts";
 import { HOOK_KEYS, HOOK_PACK_ID, RETRIEVED_MEMORY_RECORD_NAME } from "../host/ids.ts";
 import { FORGET_LOG } from "../capture/workspace-files.ts";
+import { isPendingJournalName } from "../capture/pending-edits.ts";
 import { sealKeyPath } from "../fs/seal.ts";
 import { INITIATIVE_DIR } from "./paths.ts";
 
@@ -97,6 +98,9 @@ export function bundleLeftovers(params: { configPath: string; cfg: OpenClawConfi
   for (const workspace of workspacesOf(params.cfg, params.workspace, env)) {
     add(path.join(workspace, RETRIEVED_MEMORY_RECORD_NAME), "the last memory block the model got (rewritten every memory turn)", true);
     add(path.join(workspace, "memory", ".triage"), "the triage queue of your messages (capture); yours: kept", false);
+    for (const name of entriesOf(path.join(workspace, "memory")).filter(isPendingJournalName)) {
+      add(path.join(workspace, "memory", name), "in-place edits of your memory a stopped gateway recorded and did not apply (mention counts, superseded marks); applied by the next capture if the bundle comes back; yours: kept", false);
+    }
     add(path.join(workspace, FORGET_LOG), "what was forgotten (tombstones that keep the capture from writing it again, and undo data); yours: kept", false);
     add(path.join(workspace, "CORRECTIONS.md"), "corrections captured from your messages; yours: kept", false);
     add(path.join(workspace, INITIATIVE_DIR), "the migration folder (backups, drafts, baseline); yours: kept", false);

@@ -5,6 +5,8 @@ import type { ConfigIssue } from "../core/config.ts";
 import { hookLogFile } from "../core/log.ts";
 import { readTailSync } from "../fs/safe-read.ts";
 import { capturedToday } from "../capture/capture.ts";
+import { pendingJournals } from "../capture/pending-edits.ts";
+import type { PendingJournal } from "../capture/pending-edits.ts";
 import { forgetHistory, readForgetLog } from "../capture/forget.ts";
 import { maintenanceStatus } from "../lifecycle/maintenance-status.ts";
 import type { MaintenanceStatus } from "../lifecycle/maintenance-status.ts";
@@ -63,6 +65,8 @@ export type StatusReport = {
   index: { dir: string; files: IndexFileStatus[] };
   /** Facts captured today from "remember that …" (memory/YYYY-MM-DD.md, UTC day). */
   captured: { file: string; facts: { statement: string; tag: string; source?: string; mentions?: number; superseded: boolean; capturedAt: string }[] };
+  /** Journals of in-place edits recorded but not applied yet (a mention count, a superseded mark): normally none. */
+  pendingEdits: PendingJournal[];
   /** The newest forgets of memory/.forgotten.jsonl ("forget that …" in chat, `memory forget`), newest first. */
   forgotten: { id: string; ts: string; origin: string; facts: string[]; undo: string; undoneAt?: string }[];
   /** The plugin (OpenClaw 2026.9+), when installed: it replaces the hook pack there. */
@@ -224,6 +228,7 @@ export async function collectStatus(params: {
     ...(record?.migratedFrom ? { migratedFrom: record.migratedFrom } : {}),
     pluginPackage: pluginPackageStatus(cfg as OpenClawConfig | undefined, env),
     captured: await capturedTodayStatus(params.workspace, params.now ?? new Date()),
+    pendingEdits: await pendingJournals(params.workspace),
     forgotten: await recentForgets(params.workspace),
     soul: await checkSoulInstructions(params.workspace),
     sharedMain: sharedMainStatus(cfg as OpenClawConfig | undefined),
@@ -344,6 +349,10 @@ export function formatStatus(report: StatusReport, now = Date.now()): string {
     const mentions = fact.mentions && fact.mentions > 1 ? `, said ${fact.mentions} times` : "";
     const state = fact.superseded ? "superseded by a newer value" : fact.source === "correction" ? "correction" : "current";
     out.push(`  ${fact.capturedAt.slice(11, 16)} UTC  ${redactSecrets(fact.statement)} ${fact.tag} (${state}${mentions})`);
+  }
+  for (const journal of report.pendingEdits) {
+    const when = journal.writerRunning ? "the gateway writing it applies them once no capture waits" : "its writer stopped; applied before the workspace's next capture";
+    out.push(`  ${journal.edits} in-place edit(s) recorded, not applied yet (${journal.file}): ${when}`);
   }
   out.push("", "Forgotten lately (memory/.forgotten.jsonl; undo one: npm run memory -- unforget <id>)");
   if (report.forgotten.length === 0) out.push("  nothing forgotten");

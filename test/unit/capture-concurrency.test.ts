@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
 import { isAtomicTempName } from "../../src/fs/atomic.ts";
-import { capturedFacts, dayFileFor } from "../../src/capture/capture.ts";
+import { capturedFacts, dayFileFor, settledCaptures } from "../../src/capture/capture.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
 import { triageInboundMessage } from "../../src/capture/triage.ts";
 import { waitForFileContaining } from "../e2e/wait-file.ts";
@@ -54,6 +54,7 @@ describe("capture next to concurrent writers", () => {
       await waitForFileContaining(dayFile, "agent note", 120_000);
       // Every fact twice, the repeats racing their first telling.
       const outcomes = await Promise.all(Array.from({ length: FACTS * 2 }, (_, n) => say(n % FACTS)));
+      await settledCaptures(ws);
       const codes = await Promise.all(workers.map((w) => w.exited));
       expect(codes, JSON.stringify(workers.map((w) => w.stderr()))).toEqual(Array(WORKERS).fill(0));
       expect(outcomes.flatMap((o) => o.errors)).toEqual([]);
@@ -67,7 +68,7 @@ describe("capture next to concurrent writers", () => {
       expect(lines).toHaveLength(WORKERS * APPENDS + FACTS); // nothing torn, nothing else
       expect(facts.map((f) => f.statement).sort()).toEqual(Array.from({ length: FACTS }, (_, i) => `the ${WORDS[i]} door code is ${1000 + i}`).sort());
       for (const fact of facts) expect(fact.meta).toMatchObject({ mentions: 2, confidence: 1 });
-      const leftovers = fs.readdirSync(path.dirname(dayFile)).filter((name) => name.endsWith(".lock") || name.endsWith(".lock.owner") || isAtomicTempName(name));
+      const leftovers = fs.readdirSync(path.dirname(dayFile)).filter((name) => name.endsWith(".lock") || name.endsWith(".lock.owner") || isAtomicTempName(name) || name.startsWith(".capture-pending-"));
       expect(leftovers).toEqual([]);
     },
     600_000,

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { capturedFacts, captureFact, dayFileFor, formatCapturedLine } from "../../src/capture/capture.ts";
+import { capturedFacts, captureFact, dayFileFor, formatCapturedLine, settledCaptures } from "../../src/capture/capture.ts";
 import { MAX_DEDUPE_FILES, MAX_INDEXED_WORKSPACES, clearFactIndexes, factIndexFor } from "../../src/capture/fact-index.ts";
 import { analyse } from "../../src/capture/relation.ts";
 import type { ExtractedFact } from "../../src/capture/statement.ts";
@@ -32,8 +32,12 @@ afterEach(() => {
   fs.rmSync(ws, { recursive: true, force: true });
 });
 
-const remember = (statement: string, now = NOW, kind: ExtractedFact["kind"] = "memory") =>
-  captureFact({ workspaceDir: ws, fact: { kind, statement, tag: "#knowledge", trigger: "remember-that" }, now, config, lock });
+/** One fact captured, and the in-place edits it recorded applied (pending-edits.ts). */
+const remember = async (statement: string, now = NOW, kind: ExtractedFact["kind"] = "memory") => {
+  const outcome = await captureFact({ workspaceDir: ws, fact: { kind, statement, tag: "#knowledge", trigger: "remember-that" }, now, config, lock });
+  await settledCaptures(ws);
+  return outcome;
+};
 const line = (statement: string, at = NOW, extra = {}) =>
   formatCapturedLine(statement, "#knowledge", { confidence: 0.95, source: "operator", mentions: 1, last: at, ...extra }, at.toISOString());
 const today = () => dayFileFor(ws, NOW);
@@ -168,14 +172,20 @@ describe("the index only proposes: the file under its lock decides", () => {
     ]);
   });
 
-  it("an older day's line edited away meanwhile: the fact is added today instead", async () => {
+  it("an older day's line marked superseded meanwhile: the value said again is added today instead", async () => {
     const yesterday = new Date(NOW.getTime() - DAY);
     const older = dayFileFor(ws, yesterday);
     fs.writeFileSync(older, `${line("my locker code is 4312", yesterday)}\n`);
     await remember("the pool opens at 7");
     fs.writeFileSync(older, `${line("my locker code is 4312", yesterday).replace("mentions: 1", "mentions: 1 status: superseded")}\n`);
     fs.utimesSync(older, fs.statSync(older).atime, new Date(0));
-    expect((await remember("my locker code is 4312")).action).toBe("added");
+    // Recorded as a repeat (the index could not see the mark); when it is applied, the line is found marked.
+    expect((await remember("my locker code is 4312")).action).toBe("mentioned");
+    expect(read(older).map((f) => [f.superseded, f.meta.mentions])).toEqual([[true, 1]]);
+    expect(read().map((f) => [f.statement, f.superseded])).toEqual([
+      ["the pool opens at 7", false],
+      ["my locker code is 4312", false],
+    ]);
   });
 
   it("captures of one workspace run one at a time, in order", async () => {

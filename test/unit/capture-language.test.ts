@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { capturedFacts, dayFileFor } from "../../src/capture/capture.ts";
+import { capturedFacts, dayFileFor, settledCaptures } from "../../src/capture/capture.ts";
 import { triageInboundMessage } from "../../src/capture/triage.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
 
@@ -24,7 +24,12 @@ afterEach(() => {
   fs.rmSync(ws, { recursive: true, force: true });
 });
 
-const say = (content: string, now = NOW) => triageInboundMessage({ content, workspaceDir: ws, now, config: FAST, capture: true, sessionKey: "agent:main:main" });
+/** A message triaged, and the in-place edits its capture recorded applied (pending-edits.ts). */
+const say = async (content: string, now = NOW) => {
+  const outcome = await triageInboundMessage({ content, workspaceDir: ws, now, config: FAST, capture: true, sessionKey: "agent:main:main" });
+  await settledCaptures(ws);
+  return outcome;
+};
 /** Captured facts in today's file: [statement, superseded, mentions, confidence], oldest first. */
 const facts = () => {
   const file = dayFileFor(ws, NOW);

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { capturedFacts, dayFileFor } from "../../src/capture/capture.ts";
+import { capturedFacts, dayFileFor, settledCaptures } from "../../src/capture/capture.ts";
 import { HYGIENE_CONFIG_DEFAULTS } from "../../src/memory/config-md.ts";
 import { triageInboundMessage } from "../../src/capture/triage.ts";
 import { startPlainWriter } from "./plain-writer.ts";
@@ -21,16 +21,30 @@ const config = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.005,
 const now = new Date("2026-11-25T03:00:00.000Z");
 
 let ws: string;
+/** Warnings logged (parsed). */
+let warnings: Record<string, unknown>[];
 beforeEach(() => {
   ws = fs.mkdtempSync(path.join(os.tmpdir(), "capture-mixed-"));
-  setLogDestination({ write: () => true } as never);
+  warnings = [];
+  setLogDestination({
+    write: (chunk: string) => {
+      const record = JSON.parse(String(chunk)) as Record<string, unknown>;
+      if (record.level === 40) warnings.push(record);
+      return true;
+    },
+  } as never);
 });
 afterEach(() => {
   setLogDestination(undefined);
   fs.rmSync(ws, { recursive: true, force: true, maxRetries: 10 });
 });
 
-const say = (content: string) => triageInboundMessage({ content, sessionKey: "agent:main:main", workspaceDir: ws, now, config, capture: true });
+/** A message triaged, and the in-place edits its capture recorded applied (pending-edits.ts). */
+const say = async (content: string) => {
+  const outcome = await triageInboundMessage({ content, sessionKey: "agent:main:main", workspaceDir: ws, now, config, capture: true });
+  await settledCaptures(ws);
+  return outcome;
+};
 const statementOf = (i: number, code = 1000 + i) => `the ${WORDS[i]} door code is ${code}`;
 
 /** The day file's lines: the plain writer's ids in file order, and the captured fact lines. Fails on a torn line. */
@@ -102,29 +116,21 @@ describe("capture next to a plain appender hammering the same day file", () => {
       await plain.stop();
 
       for (const outcome of [...repeats, ...changes]) expect(outcome.errors).toEqual([]);
-      for (const outcome of repeats) {
-        const capture = outcome.capture!;
-        if (capture.action !== "mentioned") expect(capture).toMatchObject({ action: "ignored", file: dayFile, reason: expect.stringMatching(/^already captured/) });
-      }
-      for (const outcome of changes) {
-        const capture = outcome.capture!;
-        // Marked superseded, or added with the reason it could not be marked: the new value is in.
-        if (capture.action !== "superseded") expect(capture).toMatchObject({ action: "added", warning: expect.stringContaining(dayFile) });
-      }
+      // Recorded ahead (pending-edits.ts); applied once each capture is done, or logged as not applied.
+      for (const outcome of repeats) expect(outcome.capture).toMatchObject({ action: "mentioned", file: dayFile });
+      for (const outcome of changes) expect(outcome.capture).toMatchObject({ action: "superseded", file: dayFile });
+      const notApplied = warnings.filter((record) => record.msg === `capture: pending edits of ${dayFile} not applied`).length;
       // A successful rewrite can drop a plain write landing in its last microseconds (the documented
       // limit of updateFileLocked), so only order and uniqueness are checked for the plain lines here.
       const { plainIds, facts } = readMixed(dayFile);
       expect(plainIds).toEqual([...new Set(plainIds)].sort((a, b) => a - b));
       const expected = [...Array.from({ length: 10 }, (_, i) => statementOf(i)), ...Array.from({ length: 5 }, (_, k) => statementOf(5 + k, 2005 + k))];
       expect(facts.map((f) => f.statement).sort()).toEqual(expected.sort());
-      for (let k = 0; k < 5; k++) {
-        const old = facts.find((f) => f.statement === statementOf(5 + k))!;
-        expect(old.superseded).toBe(changes[k].capture!.action === "superseded");
-      }
-      for (let i = 0; i < 5; i++) {
-        const fact = facts.find((f) => f.statement === statementOf(i))!;
-        expect(fact.meta.mentions).toBe(repeats[i].capture!.action === "mentioned" ? 2 : 1);
-      }
+      // Each edit landed, or its file's edits were dropped after their attempts (three warnings each time).
+      const unmarked = Array.from({ length: 5 }, (_, k) => facts.find((f) => f.statement === statementOf(5 + k))!).filter((old) => !old.superseded);
+      const unraised = Array.from({ length: 5 }, (_, i) => facts.find((f) => f.statement === statementOf(i))!).filter((fact) => fact.meta.mentions !== 2);
+      for (const fact of unraised) expect(fact.meta.mentions).toBe(1);
+      if (unmarked.length + unraised.length > 0) expect(notApplied).toBeGreaterThanOrEqual(3);
     },
     30 * 60_000,
   );

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { captureFact, capturedFacts, capturedToday, dayFileFor, formatCapturedLine, leftOutOfTurn, parseCapturedLine } from "../../src/capture/capture.ts";
+import { captureFact, settledCaptures, capturedFacts, capturedToday, dayFileFor, formatCapturedLine, leftOutOfTurn, parseCapturedLine } from "../../src/capture/capture.ts";
 import { factIndexFor } from "../../src/capture/fact-index.ts";
 import { MAX_FACT_CHARS, echoesMessage, extractFact } from "../../src/capture/statement.ts";
 import { analyse, changeOf } from "../../src/capture/relation.ts";
@@ -67,8 +67,12 @@ afterEach(() => {
 
 const today = () => dayFileFor(ws, NOW);
 const readToday = () => fs.readFileSync(today(), "utf8");
-const say = (content: string, options: { now?: Date; capture?: boolean; config?: HygieneConfig } = {}) =>
-  triageInboundMessage({ content, workspaceDir: ws, now: options.now ?? NOW, config: options.config ?? FAST, capture: options.capture ?? true, sessionKey: "agent:main:main" });
+/** A message triaged, and the in-place edits its capture recorded applied (pending-edits.ts). */
+const say = async (content: string, options: { now?: Date; capture?: boolean; config?: HygieneConfig } = {}) => {
+  const outcome = await triageInboundMessage({ content, workspaceDir: ws, now: options.now ?? NOW, config: options.config ?? FAST, capture: options.capture ?? true, sessionKey: "agent:main:main" });
+  await settledCaptures(ws);
+  return outcome;
+};
 
 describe("the statement a trigger introduces", () => {
   it("drops the trigger words and keeps the statement", () => {
@@ -215,8 +219,11 @@ const YESTERDAY = new Date(NOW.getTime() - DAY);
 const SLIP_14 = "Remember that my sailboat is moored at slip 14 in Sausalito.";
 const lock = lockOptionsFromConfig(FAST, "memory-capture");
 /** One fact written as the capture writes it, without the statement extraction in front. */
-const capture = (statement: string, kind: "memory" | "correction" = "memory", now = NOW) =>
-  captureFact({ workspaceDir: ws, fact: { kind, statement, tag: "#knowledge", trigger: kind === "memory" ? "remember-that" : "actually" }, now, config: FAST, lock });
+const capture = async (statement: string, kind: "memory" | "correction" = "memory", now = NOW) => {
+  const outcome = await captureFact({ workspaceDir: ws, fact: { kind, statement, tag: "#knowledge", trigger: kind === "memory" ? "remember-that" : "actually" }, now, config: FAST, lock });
+  await settledCaptures(ws);
+  return outcome;
+};
 const factsIn = (file: string) => capturedFacts(fs.readFileSync(file, "utf8")).reverse();
 
 describe("what a capture writes, step by step", () => {
@@ -327,20 +334,26 @@ describe("what a capture writes, step by step", () => {
 });
 
 describe("an in-place edit that fails after its retries", () => {
-  /** The warning the capture logs, parsed. */
+  /** The warnings logged, parsed. */
   const warnings = () => logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.level === 40);
+  const journals = () => fs.readdirSync(path.join(ws, "memory")).filter((name) => name.startsWith(".capture-pending-"));
+  const notApplied = (file: string) => warnings().filter((record) => record.msg === `capture: pending edits of ${file} not applied`);
 
-  it("a repeat: the fact stays as it was, the outcome and a warning name the file", async () => {
+  it("a repeat: recorded (the outcome says what it will be), the file left as it was, each attempt logged with the file, then dropped", async () => {
     await say("Remember that my locker code is 4312");
     const before = readToday();
     edits.fail = true;
     const outcome = await say("Remember that my locker code is 4312");
     expect(outcome.errors).toEqual([]);
-    expect(outcome.capture).toEqual({ action: "ignored", file: today(), reason: `already captured; mention count not updated (${today()} changed while we were writing it)` });
+    expect(outcome.capture).toMatchObject({ action: "mentioned", file: today() });
+    expect(parseCapturedLine(outcome.capture!.line!)?.meta.mentions).toBe(2);
     expect(readToday()).toBe(before);
-    expect(warnings()).toEqual([
-      expect.objectContaining({ name: "openclaw-context.hygiene", file: today(), error: `${today()} changed while we were writing it`, msg: `capture: could not update ${today()} in place` }),
+    expect(notApplied(today()).map((record) => [record.attempts, record.error])).toEqual([
+      [1, `${today()} changed while we were writing it`],
+      [2, `${today()} changed while we were writing it`],
+      [3, `${today()} changed while we were writing it`],
     ]);
+    expect(journals()).toEqual([]);
   });
 
   it("a repeat of an older day's fact: that file stays as it was, nothing is added today", async () => {
@@ -349,9 +362,10 @@ describe("an in-place edit that fails after its retries", () => {
     const before = fs.readFileSync(older, "utf8");
     edits.fail = true;
     const outcome = await say("Remember that my locker code is 4312");
-    expect(outcome.capture).toMatchObject({ action: "ignored", file: older, reason: expect.stringMatching(/^already captured; mention count not updated/) });
+    expect(outcome.capture).toMatchObject({ action: "mentioned", file: older });
     expect(fs.readFileSync(older, "utf8")).toBe(before);
     expect(fs.existsSync(today())).toBe(false);
+    expect(notApplied(older)).toHaveLength(3);
   });
 
   it("a new value: still added (not lost), the older line left unmarked, a warning names the file", async () => {
@@ -360,10 +374,11 @@ describe("an in-place edit that fails after its retries", () => {
     const outcome = await say("actually it's slip 22 now");
     expect(outcome.errors).toEqual([]);
     expect(outcome.capture).toEqual({
-      action: "added",
+      action: "superseded",
       line: readToday().trimEnd().split("\n")[1],
       file: today(),
-      warning: `older value in ${today()} not marked superseded (${today()} changed while we were writing it)`,
+      supersededIn: today(),
+      supersededStatement: "my sailboat is moored at slip 14 in Sausalito",
     });
     const facts = capturedFacts(readToday());
     expect(facts.map((f) => [f.statement, f.superseded])).toEqual([
@@ -371,7 +386,7 @@ describe("an in-place edit that fails after its retries", () => {
       ["my sailboat is moored at slip 14 in Sausalito", false],
     ]);
     expect(facts[0].meta.source).toBe("correction");
-    expect(warnings().map((record) => record.file)).toEqual([today()]);
+    expect(new Set(warnings().map((record) => record.file))).toEqual(new Set([today()]));
   });
 
   it("a new value of an older day's fact: still added today when that day's file cannot be edited", async () => {
@@ -381,14 +396,10 @@ describe("an in-place edit that fails after its retries", () => {
     edits.fail = true;
     const outcome = await say("actually it's slip 22 now");
     expect(outcome.errors).toEqual([]);
-    expect(outcome.capture).toEqual({
-      action: "added",
-      line: readToday().trimEnd(),
-      file: today(),
-      warning: `older value in ${older} not marked superseded (${older} changed while we were writing it)`,
-    });
+    expect(outcome.capture).toMatchObject({ action: "superseded", line: readToday().trimEnd(), file: today(), supersededIn: older });
     expect(factsIn(today()).map((f) => f.statement)).toEqual(["my sailboat is moored at slip 22 in Sausalito"]);
     expect(fs.readFileSync(older, "utf8")).toBe(before);
+    expect(notApplied(older)).toHaveLength(3);
   });
 
   it("the same correction said again once edits work: the older value is marked, the new one not added twice", async () => {
@@ -411,36 +422,48 @@ describe("an in-place edit that fails after its retries", () => {
     ]);
   });
 
-  it("the same correction said again while the older line changes under it: nothing to mark, nothing added", async () => {
+  it("an older line another writer changed before the mark lands: their change is kept and the line is marked", async () => {
     await say(SLIP_14);
-    edits.fail = true;
-    await say("actually it's slip 22 now");
-    edits.fail = false;
     // Another writer touches the older line right before our edit of it.
     edits.before = (file) => {
       if (file === today()) fs.writeFileSync(file, readToday().replace("slip 14 in Sausalito #knowledge <!-- confidence: 0.95", "slip 14 in Sausalito #knowledge <!-- confidence: 0.9"));
     };
     const outcome = await say("actually it's slip 22 now", { now: LATER });
-    expect(outcome.capture).toEqual({ action: "ignored", file: today(), reason: "new value already captured" });
-    expect(factsIn(today()).map((f) => [f.statement, f.superseded])).toEqual([
-      ["my sailboat is moored at slip 14 in Sausalito", false],
-      ["my sailboat is moored at slip 22 in Sausalito", false],
+    expect(outcome.capture).toMatchObject({ action: "superseded", supersededIn: today() });
+    expect(factsIn(today()).map((f) => [f.statement, f.superseded, f.meta.confidence])).toEqual([
+      ["my sailboat is moored at slip 14 in Sausalito", true, 0.9],
+      ["my sailboat is moored at slip 22 in Sausalito", false, 1],
     ]);
   });
 });
 
 describe("a repeated line that changes between the decision and its edit", () => {
-  it("deleted right before the mention count is raised: the fact is decided again and added anew", async () => {
+  it("deleted before the mention count is raised: the fact is written again", async () => {
     await say("Remember that my locker code is 4312");
     edits.before = (file) => {
       if (file === today()) fs.writeFileSync(file, "- an agent note\n");
     };
     const outcome = await say("Remember that my locker code is 4312", { now: LATER });
-    expect(outcome.capture).toEqual({ action: "added", line: readToday().trimEnd().split("\n")[1], file: today() });
-    expect(factsIn(today()).map((f) => [f.statement, f.meta.mentions])).toEqual([["my locker code is 4312", 1]]);
+    expect(outcome.capture).toMatchObject({ action: "mentioned", file: today() });
+    expect(readToday().split("\n")[0]).toBe("- an agent note");
+    expect(factsIn(today()).map((f) => [f.statement, f.meta.mentions, f.capturedAt])).toEqual([["my locker code is 4312", 1, LATER.toISOString()]]);
   });
 
-  it("gone at every edit and back after it: decided again a bounded number of times, then left as it is", async () => {
+  it("a line that goes away before its mention lands is not written again when the fact was forgotten", async () => {
+    await say("Remember that my locker code is 4312");
+    const line = readToday();
+    await say("forget that my locker code is 4312");
+    expect(capturedFacts(readToday())).toEqual([]);
+    // Put back by hand (the tombstone stays), then gone again right before the mention lands.
+    fs.writeFileSync(today(), line);
+    edits.before = (file) => {
+      if (file === today()) fs.writeFileSync(file, "- an agent note\n");
+    };
+    expect(await capture("my locker code is 4312", "memory", LATER)).toMatchObject({ action: "mentioned" });
+    expect(readToday()).toBe("- an agent note\n");
+  });
+
+  it("gone at every edit and back after it: written again once, then left as it is", async () => {
     await say("Remember that my locker code is 4312");
     const kept = readToday();
     let attempts = 0;
@@ -453,8 +476,8 @@ describe("a repeated line that changes between the decision and its edit", () =>
       if (file === today()) fs.writeFileSync(file, kept);
     };
     const outcome = await say("Remember that my locker code is 4312", { now: LATER });
-    expect(outcome.capture).toEqual({ action: "ignored", file: today(), reason: "already captured; line changed while its mention count was raised" });
-    expect(attempts).toBe(4);
+    expect(outcome.capture).toMatchObject({ action: "mentioned", file: today() });
+    expect(attempts).toBe(2);
     expect(readToday()).toBe(kept);
   });
 });

@@ -100,6 +100,9 @@ describe("npm run status", () => {
         `- my locker code is 5580 #knowledge <!-- confidence: 1 source: correction mentions: 1 last: ${day} captured: ${day}T09:30:00.000Z -->`,
       ].join("\n") + "\n",
     );
+    // A journal of in-place edits a stopped gateway left (pid past the kernel's pid_max: no such process).
+    const edit = { edit: "supersede", day, at: `${day}T09:30:00.000Z`, id: "f-0123456789" };
+    fs.writeFileSync(path.join(ws, "memory", ".capture-pending-4194321.jsonl"), `${JSON.stringify(edit)}\n${JSON.stringify(edit)}\n`);
 
     const result = await runOpsScript("status.ts", ["--no-cli"], { OPENCLAW_STATE_DIR: state, OPENCLAW_CONFIG_PATH: config, OPENCLAW_CONTEXT_LOG_FILE: "" });
     expect(result.stderr).toBe("");
@@ -125,6 +128,9 @@ describe("npm run status", () => {
     expect(out).toMatch(new RegExp(`2 files of ${ws.replace(/[/\\]/g, "\\$&")}: \\d+ B, saved \\d+ s ago; 1 file\\(s\\) changed since`));
     expect(out).toMatch(new RegExp(`1 files of ${ws.replace(/[/\\]/g, "\\$&")}: \\d+ B, saved \\d+ s ago; up to date with the files on disk`));
     expect(out).toContain(`Captured today (${path.join(ws, "memory", `${day}.md`)}; delete a line to undo it)\n  08:05 UTC  my locker code is 4312 #knowledge (superseded by a newer value, said 2 times)\n  09:30 UTC  my locker code is 5580 #knowledge (correction)`);
+    expect(out).toContain(
+      `  2 in-place edit(s) recorded, not applied yet (${path.join(ws, "memory", ".capture-pending-4194321.jsonl")}): its writer stopped; applied before the workspace's next capture`,
+    );
     expect(out).not.toContain("agent wrote this itself");
   });
 

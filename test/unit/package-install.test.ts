@@ -173,6 +173,7 @@ describe("npm run install-hooks on 2026.9 (the plugin) / openclaw context uninst
       "MEMORY.md": "- my sailboat is Halcyon Drift\n",
       "memory/2026-11-26.md": "- my locker code is 4312 #knowledge <!-- confidence: 0.95 source: operator -->\n",
       "memory/.triage/2026-11-26.jsonl": '{"priority":true}\n',
+      "memory/.capture-pending-4194321.jsonl": '{"edit":"supersede","day":"2026-11-26","at":"2026-11-26T08:00:00.000Z","id":"f-0123456789"}\n',
       "CORRECTIONS.md": "# Corrections\n",
       "initiatives/adaptive-context-injection/backups/SOUL.md.bak": "soul\n",
     };
@@ -196,6 +197,9 @@ describe("npm run install-hooks on 2026.9 (the plugin) / openclaw context uninst
     expect(removed.stdout).toContain(`Removed (--purge):\n  - ${path.join(t.state, "openclaw-context")} (openclaw-context's state: its log and the memory index cache)`);
     expect(removed.stdout).toContain(`Left in place (yours; never removed by uninstall):\n  - ${path.join(ws, "memory", ".triage")}`);
     expect(removed.stdout).toContain(`  - ${path.join(ws, "CORRECTIONS.md")}: corrections captured from your messages; yours: kept`);
+    expect(removed.stdout).toContain(
+      `  - ${path.join(ws, "memory", ".capture-pending-4194321.jsonl")}: in-place edits of your memory a stopped gateway recorded and did not apply (mention counts, superseded marks); applied by the next capture if the bundle comes back; yours: kept`,
+    );
     expect(removed.stdout).toContain("Your memory files (MEMORY.md, memory/*.md, including the facts captured there) are untouched.");
     expect((await runOpsScript("install.ts", ["--purge", "--config", t.config], t.env)).code).toBe(2);
   });

@@ -1,0 +1,205 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { setLogDestination } from "../../src/core/log.ts";
+import { capturedFacts, captureFact, dayFileFor, formatCapturedLine, settledCaptures } from "../../src/capture/capture.ts";
+import { clearFactIndexes } from "../../src/capture/fact-index.ts";
+import { factId } from "../../src/capture/memory-facts.ts";
+import { applyEdits, parseJournal } from "../../src/capture/pending-edits.ts";
+import type { PendingEdit } from "../../src/capture/pending-edits.ts";
+import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "../../src/memory/config-md.ts";
+import { waitForFile } from "../e2e/wait-file.ts";
+
+// A capture's in-place edits (a repeat's mention count, an older value's mark) are committed as one
+// line of the process's journal and applied to the day file afterwards, one rewrite per file,
+// when no capture waits (issue 24: a capture's p95 at 40,000 facts). What the files and the journal
+// hold at each step is checked; never the clock.
+
+const rewrites = vi.hoisted(() => ({ files: [] as string[] }));
+vi.mock("../../src/fs/locked-writes.ts", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/fs/locked-writes.ts")>();
+  return {
+    ...real,
+    updateFileLocked: async (...args: Parameters<typeof real.updateFileLocked>) => {
+      const result = await real.updateFileLocked(...args);
+      if (result.written) rewrites.files.push(args[0]);
+      return result;
+    },
+  };
+});
+
+const NOW = new Date("2026-11-25T10:00:00.000Z");
+const LATER = new Date("2026-11-25T11:00:00.000Z");
+const YESTERDAY = new Date("2026-11-24T10:00:00.000Z");
+const config = { ...HYGIENE_CONFIG_DEFAULTS, lock_retry_interval_seconds: 0.01, lock_max_retries: 500 };
+const lock = lockOptionsFromConfig(config, "memory-capture");
+
+let ws: string;
+let logs: Record<string, unknown>[];
+beforeEach(() => {
+  ws = fs.mkdtempSync(path.join(os.tmpdir(), "capture-pending-"));
+  fs.mkdirSync(path.join(ws, "memory"));
+  logs = [];
+  setLogDestination({ write: (chunk: string) => (logs.push(JSON.parse(String(chunk)) as Record<string, unknown>), true) } as never);
+  clearFactIndexes();
+  rewrites.files = [];
+});
+afterEach(async () => {
+  await settledCaptures(ws);
+  setLogDestination(undefined);
+  fs.rmSync(ws, { recursive: true, force: true });
+});
+
+const remember = (statement: string, now = NOW, kind: "memory" | "correction" = "memory") =>
+  captureFact({ workspaceDir: ws, fact: { kind, statement, tag: "#knowledge", trigger: "remember-that" }, now, config, lock });
+const line = (statement: string, at: Date, mentions = 1) =>
+  formatCapturedLine(statement, "#knowledge", { confidence: 0.95, source: "operator", mentions, last: at }, at.toISOString());
+const facts = (file: string) => capturedFacts(fs.readFileSync(file, "utf8")).reverse();
+const journals = () => fs.readdirSync(path.join(ws, "memory")).filter((name) => name.startsWith(".capture-pending-"));
+const journal = (pid = process.pid) => path.join(ws, "memory", `.capture-pending-${pid}.jsonl`);
+const today = () => dayFileFor(ws, NOW);
+
+/** A pid no process has (the kernel's pid_max is below 2^22 on Linux). */
+const DEAD_PID = 4_194_304 + 17;
+
+describe("an in-place edit is written ahead", () => {
+  it("a repeat: committed by one journal line (the fact named by its id, never its words); the day file changes once no capture waits", async () => {
+    fs.writeFileSync(today(), `${line("my locker code is 4312", NOW)}\n`);
+    const before = fs.readFileSync(today(), "utf8");
+    // A second capture queued behind the repeat keeps the queue busy: nothing is applied before it.
+    const repeat = remember("my locker code is 4312", LATER);
+    const next = remember("the gym opens at 6", LATER);
+    expect(await repeat).toMatchObject({ action: "mentioned", file: today() });
+    expect(fs.readFileSync(today(), "utf8")).toBe(before);
+    const recorded = fs.readFileSync(journal(), "utf8");
+    expect(recorded).not.toContain("locker");
+    expect(parseJournal(recorded)).toEqual([
+      { edit: "mention", day: "2026-11-25", at: NOW.toISOString(), id: factId("my locker code is 4312"), mentions: 2, on: LATER.toISOString() },
+    ]);
+    await next;
+    // Applied in the background once the queue is empty (no settle called): wait for the file's change.
+    await waitForFile(today(), (text) => text?.includes("mentions: 2") ?? false);
+    expect(facts(today()).map((f) => [f.statement, f.meta.mentions])).toEqual([
+      ["my locker code is 4312", 2],
+      ["the gym opens at 6", 1],
+    ]);
+    await settledCaptures(ws);
+    expect(journals()).toEqual([]);
+  });
+
+  it("edits of one file waiting together are applied in one rewrite", async () => {
+    const older = dayFileFor(ws, YESTERDAY);
+    const said = ["my locker code is 4312", "the gym opens at 6", "my sailboat is moored at slip 14"];
+    fs.writeFileSync(older, said.map((statement) => line(statement, YESTERDAY)).join("\n") + "\n");
+    const outcomes = await Promise.all([
+      remember("my locker code is 4312"),
+      remember("the gym opens at 6"),
+      remember("my sailboat is moored at slip 22", NOW, "correction"),
+      remember("my locker code is 4312", LATER),
+    ]);
+    expect(outcomes.map((o) => o.action)).toEqual(["mentioned", "mentioned", "superseded", "mentioned"]);
+    await settledCaptures(ws);
+    expect(rewrites.files).toEqual([older]);
+    expect(facts(older).map((f) => [f.statement, f.meta.mentions, f.superseded])).toEqual([
+      ["my locker code is 4312", 3, false],
+      ["the gym opens at 6", 2, false],
+      ["my sailboat is moored at slip 14", 1, true],
+    ]);
+    expect(facts(today()).map((f) => f.statement)).toEqual(["my sailboat is moored at slip 22"]);
+  });
+
+  it("a journal that cannot be written: the edit is made in place at once, and a warning says so", async () => {
+    fs.writeFileSync(today(), `${line("my locker code is 4312", NOW)}\n`);
+    fs.mkdirSync(journal());
+    expect(await remember("my locker code is 4312", LATER)).toMatchObject({ action: "mentioned" });
+    expect(facts(today()).map((f) => f.meta.mentions)).toEqual([2]);
+    expect(logs.filter((r) => r.level === 40).map((r) => r.msg)).toEqual(["capture: mention not recorded ahead; edited in place"]);
+  });
+
+  it("a mark that cannot be written ahead: the older value is marked in place at once, after the new value is in", async () => {
+    fs.writeFileSync(today(), `${line("my sailboat is moored at slip 14", NOW)}\n`);
+    fs.mkdirSync(journal());
+    expect(await remember("my sailboat is moored at slip 22", LATER, "correction")).toMatchObject({ action: "superseded", supersededIn: today() });
+    expect(facts(today()).map((f) => [f.statement, f.superseded])).toEqual([
+      ["my sailboat is moored at slip 14", true],
+      ["my sailboat is moored at slip 22", false],
+    ]);
+    expect(logs.filter((r) => r.level === 40).map((r) => r.msg)).toEqual(["capture: mark not recorded ahead; edited in place"]);
+  });
+});
+
+describe("a journal left behind", () => {
+  const edits = (): PendingEdit[] => [
+    { edit: "mention", day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("my locker code is 4312"), mentions: 2, on: NOW.toISOString() },
+    { edit: "mention", day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("my locker code is 4312"), mentions: 3, on: NOW.toISOString() },
+    { edit: "supersede", day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("the gym opens at 6") },
+  ];
+  const older = () => dayFileFor(ws, YESTERDAY);
+  const write = (file: string, entries: PendingEdit[], tail = "") => fs.writeFileSync(file, entries.map((e) => `${JSON.stringify(e)}\n`).join("") + tail);
+
+  beforeEach(() => {
+    fs.writeFileSync(older(), `${line("my locker code is 4312", YESTERDAY)}\n${line("the gym opens at 6", YESTERDAY)}\n`);
+  });
+
+  it("by a process that stopped (a torn last line included): applied before the next capture, then removed", async () => {
+    write(journal(DEAD_PID), edits(), '{"edit":"mention","day":"2026-1');
+    expect(await remember("the pool opens at 7")).toMatchObject({ action: "added" });
+    expect(facts(older()).map((f) => [f.statement, f.meta.mentions, f.superseded])).toEqual([
+      ["my locker code is 4312", 3, false],
+      ["the gym opens at 6", 1, true],
+    ]);
+    expect(journals()).toEqual([]);
+  });
+
+  it("by this pid's previous run, and applied already: applying it again changes nothing", async () => {
+    write(journal(), edits());
+    await remember("the pool opens at 7");
+    const applied = fs.readFileSync(older(), "utf8");
+    write(journal(), edits());
+    clearFactIndexes();
+    await remember("the pool closes at 9");
+    expect(fs.readFileSync(older(), "utf8")).toBe(applied);
+    expect(journals()).toEqual([]);
+  });
+
+  it("by a process that is still running: left to it", async () => {
+    write(journal(process.ppid), edits());
+    await remember("the pool opens at 7");
+    await settledCaptures(ws);
+    expect(facts(older()).map((f) => [f.meta.mentions, f.superseded])).toEqual([
+      [1, false],
+      [1, false],
+    ]);
+    expect(journals()).toEqual([`.capture-pending-${process.ppid}.jsonl`]);
+  });
+});
+
+describe("applyEdits", () => {
+  const text = `# notes\n${line("my locker code is 4312", YESTERDAY)}\n- an agent note\n`;
+  const target = { day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("my locker code is 4312") };
+
+  it("finds the line by its capture time and id, whatever its metadata says now; other lines stay byte for byte", () => {
+    const edited = `# notes\n${line("my locker code is 4312", YESTERDAY, 4)}\n- an agent note\n`;
+    const result = applyEdits(edited, [{ edit: "supersede", ...target }], config);
+    const [before, after] = [edited.split("\n"), result.text.split("\n")];
+    expect(after).toEqual([before[0], expect.stringContaining("status: superseded"), before[2], ""]);
+    expect(capturedFacts(result.text)[0]).toMatchObject({ statement: "my locker code is 4312", superseded: true, meta: { mentions: 4 } });
+    expect(result.missing).toEqual([]);
+  });
+
+  it("a mention that brings the count to a number it has already is applied once", () => {
+    const once = applyEdits(text, [{ edit: "mention", ...target, mentions: 2, on: NOW.toISOString() }], config);
+    const twice = applyEdits(once.text, [{ edit: "mention", ...target, mentions: 2, on: NOW.toISOString() }], config);
+    expect(capturedFacts(once.text)[0].meta.mentions).toBe(2);
+    expect(twice).toEqual({ text: once.text, changes: [], missing: [] });
+  });
+
+  it("a line that is gone, another fact captured at the same moment, or a superseded line said again: missing", () => {
+    const sameMoment = `${line("my gym code is 1111", YESTERDAY)}\n`;
+    const mention = { edit: "mention" as const, ...target, mentions: 2, on: NOW.toISOString() };
+    expect(applyEdits(sameMoment, [mention], config)).toEqual({ text: sameMoment, changes: [], missing: [mention] });
+    const marked = applyEdits(text, [{ edit: "supersede", ...target }], config).text;
+    expect(applyEdits(marked, [mention], config).missing).toEqual([mention]);
+  });
+});
