@@ -128,7 +128,12 @@ describe("an in-place edit is written ahead", () => {
       ["my sailboat is moored at slip 22", 1, false],
     ]);
     const warned = logs.filter((r) => r.level === 40 && r.msg === "capture: edit not recorded ahead; applied from memory");
-    expect(warned.map((r) => r.file)).toEqual([journal(), journal()]);
+    expect(warned.map((r) => [r.name, r.file])).toEqual([
+      ["openclaw-context.hygiene", journal()],
+      ["openclaw-context.hygiene", journal()],
+    ]);
+    // Nothing left to apply: the journal would be removed, but a folder is not (said once per file applied).
+    expect(logs.filter((r) => r.msg === "capture: journal of pending edits not compacted").map((r) => r.file)).toEqual([journal()]);
   });
 });
 
@@ -148,6 +153,7 @@ describe("a journal left behind", () => {
   it("by a process that stopped (a torn last line included): applied before the next capture, then removed", async () => {
     write(journal(DEAD_PID), edits(), '{"edit":"mention","day":"2026-1');
     expect(await remember("the pool opens at 7")).toMatchObject({ action: "added" });
+    expect(logs.filter((r) => r.msg === "capture: applying the pending edits an earlier run left").map((r) => [r.file, r.edits])).toEqual([[journal(DEAD_PID), 3]]);
     expect(facts(older()).map((f) => [f.statement, f.meta.mentions, f.superseded])).toEqual([
       ["my locker code is 4312", 3, false],
       ["the gym opens at 6", 1, true],
@@ -179,11 +185,8 @@ describe("a journal left behind", () => {
 });
 
 describe("while captures never pause", () => {
-  it("once 64 edits wait they are applied between captures, and the journal is compacted to what is still pending", async () => {
-    const older = dayFileFor(ws, YESTERDAY);
-    const statements = Array.from({ length: 300 }, (_, i) => `the door code of room ${i} is ${1000 + i}`);
-    fs.writeFileSync(older, statements.map((statement) => `${line(statement, YESTERDAY)}\n`).join(""));
-    // Each capture is queued before the one ahead of it is done: the queue is never idle.
+  /** Capture each statement, the next one queued before the one ahead of it is done: the queue is never idle. */
+  async function chain(statements: string[]): Promise<void> {
     let ahead = remember(statements[0]);
     for (const statement of statements.slice(1)) {
       const next = remember(statement);
@@ -191,14 +194,42 @@ describe("while captures never pause", () => {
       ahead = next;
     }
     expect(await ahead).toMatchObject({ action: "mentioned" });
-    const raisedDuringTheRun = facts(older).filter((f) => f.meta.mentions === 2).length;
-    const journalLines = fs.readFileSync(journal(), "utf8").trimEnd().split("\n").length;
+  }
+  const dayFile = (day: number) => dayFileFor(ws, new Date(NOW.getTime() - day * 86_400_000));
+  const seed = (day: number, statements: string[]) =>
+    fs.writeFileSync(dayFile(day), statements.map((statement) => `${line(statement, new Date(NOW.getTime() - day * 86_400_000))}\n`).join(""));
+
+  it("fewer than 64 edits wait until no capture does: nothing is rewritten during the run, every file right after it", async () => {
+    // Different words in the two files: a repeat of one file's fact relates to nothing in the other.
+    const rooms = Array.from({ length: 10 }, (_, i) => `the door code of room ${i} is ${1000 + i}`);
+    const trips = Array.from({ length: 10 }, (_, i) => `my bus for trip ${i} leaves at platform ${20 + i}`);
+    seed(1, rooms);
+    seed(2, trips);
+    await chain(rooms.flatMap((room, i) => [room, trips[i]]));
+    expect(rewrites.files).toEqual([]);
+    // Applied in the background, one file after the other, with no call to settle.
+    await waitForFile(dayFile(2), (text) => (text?.match(/mentions: 2/g) ?? []).length === 10);
+    await waitForFile(dayFile(1), (text) => (text?.match(/mentions: 2/g) ?? []).length === 10);
+    // Both landed; the queue's last task is done once settled (nothing is left for it to apply).
     await settledCaptures(ws);
-    expect(raisedDuringTheRun).toBeGreaterThanOrEqual(64);
-    // Compacted: not a line per capture (300), at least a line per edit still pending.
-    expect(journalLines).toBeLessThan(300);
-    expect(journalLines).toBeGreaterThanOrEqual(300 - raisedDuringTheRun);
-    expect(facts(older).every((f) => f.meta.mentions === 2)).toBe(true);
+    expect(rewrites.files.sort()).toEqual([dayFile(2), dayFile(1)].sort());
+  });
+
+  it("once 64 edits wait they are applied between captures; the journal keeps what is still pending and is compacted", async () => {
+    const rooms = Array.from({ length: 150 }, (_, i) => `the door code of room ${i} is ${1000 + i}`);
+    const trips = Array.from({ length: 150 }, (_, i) => `my bus for trip ${i} leaves at platform ${200 + i}`);
+    // Two files, the edits alternating: applying one file's edits leaves the other's pending.
+    seed(1, rooms);
+    seed(2, trips);
+    await chain(rooms.flatMap((room, i) => [room, trips[i]]));
+    const raised = [dayFile(1), dayFile(2)].flatMap(facts).filter((f) => f.meta.mentions === 2).length;
+    const pending = parseJournal(fs.readFileSync(journal(), "utf8"));
+    await settledCaptures(ws);
+    expect(raised).toBeGreaterThanOrEqual(64);
+    // Compacted: not a line per capture (300); every edit not applied yet is still in it.
+    expect(pending.length).toBeLessThan(300);
+    expect(pending.length).toBeGreaterThanOrEqual(300 - raised);
+    expect([dayFile(1), dayFile(2)].flatMap(facts).every((f) => f.meta.mentions === 2)).toBe(true);
     expect(journals()).toEqual([]);
   });
 });
@@ -231,6 +262,14 @@ describe("the operator's view of the journals", () => {
     ].sort((a, b) => a.file.localeCompare(b.file)));
     expect(await pendingJournals(path.join(ws, "missing"))).toEqual([]);
     expect([".capture-pending-1.jsonl", ".capture-pending-.jsonl", ".capture-pending-1.json", "x.capture-pending-1.jsonl"].map(isPendingJournalName)).toEqual([true, false, false, false]);
+  });
+
+  it("a journal over 1 MiB: its first MiB is read", async () => {
+    const edit = { edit: "supersede", day: "2026-11-24", at: YESTERDAY.toISOString(), id: factId("x") };
+    fs.writeFileSync(journal(DEAD_PID), `${JSON.stringify(edit)}\n`.repeat(12_000));
+    const [listed] = await pendingJournals(ws);
+    expect(listed.edits).toBeGreaterThan(9_000);
+    expect(listed.edits).toBeLessThan(12_000);
   });
 
   it("this process's own journal counts as not running elsewhere", async () => {

@@ -479,6 +479,7 @@ describe("a repeated line that changes between the decision and its edit", () =>
     expect(outcome.capture).toMatchObject({ action: "mentioned", file: today() });
     expect(attempts).toBe(2);
     expect(readToday()).toBe(kept);
+    expect(logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === "capture: a repeated fact's line went away again; left as it is")).toHaveLength(1);
   });
 });
 
