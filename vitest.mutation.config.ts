@@ -33,6 +33,7 @@ const MUTATION_TEST_FILES = [
   "test/unit/capture-corrections.test.ts",
   "test/unit/hygiene-capture.test.ts",
   "test/unit/capture-pending-edits.test.ts",
+  "test/unit/capture-pending-edits-links.test.ts",
 ];
 
 export default defineConfig({
