@@ -18,19 +18,13 @@ const lock = lockOptionsFromConfig(config, "memory-capture");
 
 let ws: string;
 let outside: string;
-let warnings: Record<string, unknown>[];
+let logs: Record<string, unknown>[];
 beforeEach(() => {
   ws = fs.mkdtempSync(path.join(os.tmpdir(), "capture-pending-links-"));
   outside = fs.mkdtempSync(path.join(os.tmpdir(), "capture-pending-outside-"));
   fs.mkdirSync(path.join(ws, "memory"));
-  warnings = [];
-  setLogDestination({
-    write: (chunk: string) => {
-      const record = JSON.parse(String(chunk)) as Record<string, unknown>;
-      if (record.level === 40) warnings.push(record);
-      return true;
-    },
-  } as never);
+  logs = [];
+  setLogDestination({ write: (chunk: string) => (logs.push(JSON.parse(String(chunk)) as Record<string, unknown>), true) } as never);
   clearFactIndexes();
 });
 afterEach(() => {
@@ -57,6 +51,6 @@ describe("an edit recorded ahead, its day file then a link out of the workspace"
     await next;
     await settledCaptures(ws);
     expect(fs.readFileSync(target, "utf8")).toBe(text);
-    expect(warnings.filter((record) => record.msg === `capture: pending edits of ${older} not applied`)).toHaveLength(3);
+    expect(logs.filter((record) => record.level === 40 && record.msg === `capture: pending edits of ${older} not applied`)).toHaveLength(3);
   });
 });
