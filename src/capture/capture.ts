@@ -126,15 +126,18 @@ export function captureFact(input: CaptureInput): Promise<CaptureOutcome> {
   return captured;
 }
 
-/** The workspace's pending in-place edits; a repeat whose line went away before its edit is captured again. */
+/** A repeat whose line went away before its mention landed, captured again (pending-edits.ts). */
+async function recapture(index: WorkspaceFacts, line: string, saidAt: Date, config: HygieneConfig, lock: LockOptions): Promise<void> {
+  const said = parseCapturedLine(line);
+  // Forgotten meanwhile ("forget that …" right after it was said again): not brought back.
+  if (!said || (await isForgotten(index.workspaceDir, said.statement))) return;
+  const fact: ExtractedFact = { kind: "memory", statement: said.statement, tag: said.tag, trigger: "remember-that" };
+  await captureWith(index, { workspaceDir: index.workspaceDir, fact, now: saidAt, config, lock });
+}
+
+/** The workspace's pending in-place edits. */
 function pendingOf(index: WorkspaceFacts): PendingEdits {
-  return pendingEditsOf(index, async (line, saidAt, config, lock) => {
-    const said = parseCapturedLine(line);
-    // Forgotten meanwhile ("forget that …" right after it was said again): not brought back.
-    if (!said || (await isForgotten(index.workspaceDir, said.statement))) return;
-    const fact: ExtractedFact = { kind: "memory", statement: said.statement, tag: said.tag, trigger: "remember-that" };
-    await captureWith(index, { workspaceDir: index.workspaceDir, fact, now: saidAt, config, lock });
-  });
+  return pendingEditsOf(index, recapture);
 }
 
 /**

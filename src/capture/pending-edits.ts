@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { getLogger } from "../core/log.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
-import { updateFileLocked } from "../fs/locked-writes.ts";
+import { appendBytes, updateFileLocked } from "../fs/locked-writes.ts";
 import type { LockOptions } from "../fs/lock.ts";
 import { isPathInside, readRegularFile, realPathOrResolved } from "../fs/safe-read.ts";
 import { recordMention } from "../memory/confidence.ts";
@@ -53,9 +53,6 @@ const pendingEditSchema = z.discriminatedUnion("edit", [
 
 /** One in-place edit of a captured line, as the journal records it. */
 export type PendingEdit = z.infer<typeof pendingEditSchema>;
-
-// O_NOFOLLOW: the journal is never written through a link.
-const APPEND_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0);
 
 function journalName(pid: number): string {
   return `.capture-pending-${pid}.jsonl`;
@@ -150,10 +147,10 @@ function keyOf(edit: Pick<PendingEdit, "day" | "at" | "id">): string {
   return `${edit.day}\u0000${edit.at}\u0000${edit.id}`;
 }
 
-/** Where an indexed fact's line is (the index holds captured lines only). */
-function targetOf(fact: IndexedFact): { day: string; at: string; id: string } {
+/** An indexed fact's line, parsed (the index holds captured lines only), and where it is. */
+function targetOf(fact: IndexedFact): { line: CapturedFact; at: { day: string; at: string; id: string } } {
   const line = parseCapturedLine(fact.line) as CapturedFact;
-  return { day: fact.day, at: line.capturedAt, id: factId(line.statement) };
+  return { line, at: { day: fact.day, at: line.capturedAt, id: factId(line.statement) } };
 }
 
 /**
@@ -161,7 +158,7 @@ function targetOf(fact: IndexedFact): { day: string; at: string; id: string } {
  * the mention would have left it, and when it was said. The capture writes it again (unless it was
  * forgotten), as it did when the edit ran at once.
  */
-export type Recapture = (line: string, saidAt: Date, config: HygieneConfig, lock: LockOptions) => Promise<void>;
+export type Recapture = (index: WorkspaceFacts, line: string, saidAt: Date, config: HygieneConfig, lock: LockOptions) => Promise<void>;
 
 /** The pending edits of one workspace in this process (one per fact index: the same lifetime). */
 export class PendingEdits {
@@ -203,17 +200,8 @@ export class PendingEdits {
   }
 
   private async adoptLeftJournals(): Promise<void> {
-    const dir = path.join(this.index.workspaceDir, MEMORY_DIR);
-    const names = await fs.readdir(dir).catch(() => [] as string[]);
-    const left = names.filter((name) => {
-      const pid = JOURNAL.exec(name)?.[1];
-      return pid !== undefined && (Number(pid) === process.pid || !isRunning(Number(pid)));
-    });
-    for (const name of left) {
-      const file = path.join(dir, name);
-      const read = await readRegularFile(file, { maxBytes: MAX_JOURNAL_BYTES, root: this.index.workspaceDir, truncate: true });
-      if (!read.ok) continue;
-      const edits = parseJournal(read.bytes.toString("utf8"));
+    for (const { file, pid, edits } of await journalsIn(this.index.workspaceDir)) {
+      if (pid !== process.pid && isRunning(pid)) continue;
       log().info({ file, edits: edits.length }, "capture: applying the pending edits an earlier run left");
       this.edits.push(...edits);
       await this.applyAll();
@@ -224,18 +212,21 @@ export class PendingEdits {
 
   /** Record that `fact` was said again: its mention count is raised. Returns the line as it will be. */
   async mention(fact: IndexedFact, now: Date): Promise<string> {
-    const at = targetOf(fact);
-    const base = parseCapturedLine(this.projected.get(keyOf(at)) ?? fact.line) as CapturedFact;
+    const { line: indexed, at } = targetOf(fact);
+    const key = keyOf(at);
+    // Counted from what the mentions still pending will leave (the same words and capture time).
+    const projected = this.projected.get(key);
+    const base = projected === undefined ? indexed : (parseCapturedLine(projected) as CapturedFact);
     const meta = recordMention(base.meta, now, this.config);
     const line = formatCapturedLine(base.statement, base.tag, meta, base.capturedAt);
     await this.record({ edit: "mention", ...at, mentions: meta.mentions ?? 2, on: now.toISOString() });
-    this.projected.set(keyOf(at), line);
+    this.projected.set(key, line);
     return line;
   }
 
   /** Record that `fact` has a newer value: its line is marked superseded. */
   async supersede(fact: IndexedFact): Promise<void> {
-    await this.record({ edit: "supersede", ...targetOf(fact) });
+    await this.record({ edit: "supersede", ...targetOf(fact).at });
     this.index.markSuperseded(fact);
   }
 
@@ -253,17 +244,11 @@ export class PendingEdits {
     this.edits.push(edit);
   }
 
+  /** The shared unlocked append (a regular file, no link, no FIFO), inside the workspace only. */
   private async appendToJournal(edit: PendingEdit): Promise<void> {
     const [root, folder] = await Promise.all([realPathOrResolved(this.index.workspaceDir), realPathOrResolved(path.dirname(this.journal))]);
     if (!isPathInside(root, folder)) throw new Error(`${path.dirname(this.journal)}: outside the workspace, not written`);
-    const handle = await fs.open(this.journal, APPEND_FLAGS, 0o600);
-    try {
-      await handle.write(`${JSON.stringify(edit)}\n`);
-      await handle.datasync();
-      // Stryker disable next-line BlockStatement: a handle left open is not visible to a test (the collector closes it)
-    } finally {
-      await handle.close();
-    }
+    await appendBytes(this.journal, `${JSON.stringify(edit)}\n`);
   }
 
   /**
@@ -359,7 +344,7 @@ export class PendingEdits {
       }
       this.recaptured.add(key);
       try {
-        await this.recapture(line, saidAt, this.config, this.lock);
+        await this.recapture(this.index, line, saidAt, this.config, this.lock);
         // Stryker disable BlockStatement,ObjectLiteral,StringLiteral: the capture throws only when its new line cannot be written, which its own append reports too
       } catch (error) {
         log().warn({ workspaceDir: this.index.workspaceDir, error: (error as Error).message }, "capture: a repeated fact whose line went away was not written again");
@@ -384,21 +369,26 @@ export class PendingEdits {
   }
 }
 
-export type PendingJournal = { file: string; edits: number; writerRunning: boolean };
-
-/** The journals in a workspace and how many edits each holds (the operator's status): none once applied. */
-export async function pendingJournals(workspaceDir: string): Promise<PendingJournal[]> {
+/** The journals in a workspace's memory folder that can be read (regular files, the first MiB), with their writer's pid and edits. */
+async function journalsIn(workspaceDir: string): Promise<{ file: string; pid: number; edits: PendingEdit[] }[]> {
   const dir = path.join(workspaceDir, MEMORY_DIR);
   const names = await fs.readdir(dir).catch(() => [] as string[]);
-  const journals: PendingJournal[] = [];
+  const journals: { file: string; pid: number; edits: PendingEdit[] }[] = [];
   for (const name of names) {
     const pid = JOURNAL.exec(name)?.[1];
     if (pid === undefined) continue;
     const file = path.join(dir, name);
     const read = await readRegularFile(file, { maxBytes: MAX_JOURNAL_BYTES, root: workspaceDir, truncate: true });
-    if (read.ok) journals.push({ file, edits: parseJournal(read.bytes.toString("utf8")).length, writerRunning: Number(pid) !== process.pid && isRunning(Number(pid)) });
+    if (read.ok) journals.push({ file, pid: Number(pid), edits: parseJournal(read.bytes.toString("utf8")) });
   }
   return journals;
+}
+
+export type PendingJournal = { file: string; edits: number; writerRunning: boolean };
+
+/** The journals in a workspace and how many edits each holds (the operator's status): none once applied. */
+export async function pendingJournals(workspaceDir: string): Promise<PendingJournal[]> {
+  return (await journalsIn(workspaceDir)).map(({ file, pid, edits }) => ({ file, edits: edits.length, writerRunning: pid !== process.pid && isRunning(pid) }));
 }
 
 const pendingByIndex = new WeakMap<WorkspaceFacts, PendingEdits>();

@@ -283,8 +283,12 @@ export async function lineEnd(handle: fs.FileHandle, firstSize: number): Promise
   }
 }
 
-/** One O_APPEND write of `entry` (after a newline when the file's last byte is not one), fsynced. */
-async function appendBytes(target: string, entry: string): Promise<Appended> {
+/**
+ * One O_APPEND write of `entry` (after a newline when the file's last byte is not one), fsynced;
+ * regular files only, never through a link, never parked on a FIFO. Takes no lock: the callers
+ * above hold one, and a file only its own process writes (the capture's journal) needs none.
+ */
+export async function appendBytes(target: string, entry: string): Promise<Appended> {
   const handle = await fs.open(target, APPEND_FLAGS, 0o644);
   try {
     const first = await handle.stat();

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -134,6 +135,17 @@ describe("an in-place edit is written ahead", () => {
     ]);
     // Nothing left to apply: the journal would be removed, but a folder is not (said once per file applied).
     expect(logs.filter((r) => r.msg === "capture: journal of pending edits not compacted").map((r) => r.file)).toEqual([journal()]);
+  });
+});
+
+describe("a journal that is not a regular file", () => {
+  it("a FIFO in the journal's place: the capture does not wait for a reader; the edit is applied from memory", async () => {
+    fs.writeFileSync(today(), `${line("my locker code is 4312", NOW)}\n`);
+    execFileSync("mkfifo", [journal()]);
+    expect(await remember("my locker code is 4312", LATER)).toMatchObject({ action: "mentioned" });
+    await settledCaptures(ws);
+    expect(facts(today()).map((f) => f.meta.mentions)).toEqual([2]);
+    expect(logs.filter((r) => r.msg === "capture: edit not recorded ahead; applied from memory").map((r) => String(r.error))).toEqual([expect.stringContaining("not-a-file")]);
   });
 });
 
